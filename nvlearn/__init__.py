@@ -1,0 +1,59 @@
+"""nvlearn: the helper package of a course on why the interconnect limits distributed training.
+
+A collective is a *schedule*, and the same schedule is run twice: once on real numbers
+(:mod:`nvlearn.dataplane`: is the sum right?) and once on a timed model of the fabric
+(:mod:`nvlearn.sim`: how long, and where did the bytes go?).
+
+Submodules are imported on first use (``nvlearn.topology``, ``nvlearn.sim`` ...), so
+``import nvlearn`` is quick and numba is loaded only by the modules that need it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+__version__ = "0.1.0"
+
+_SUBMODULES = (
+    "units",
+    "specs",
+    "check",
+    "topology",
+    "schedule",
+    "dataplane",
+    "collectives",
+    "sim",
+    "plots",
+    "widgets",
+    "serdes",
+)
+
+__all__ = ["__version__", *_SUBMODULES]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import (  # noqa: F401
+        check,
+        collectives,
+        dataplane,
+        plots,
+        schedule,
+        serdes,
+        sim,
+        specs,
+        topology,
+        units,
+        widgets,
+    )
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'nvlearn' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
