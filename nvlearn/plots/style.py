@@ -1,0 +1,62 @@
+"""One look for every figure in the course: sizes, colours, and labelled units.
+
+Every plotting function in :mod:`nvlearn.plots` starts with :func:`new_figure`, so figures
+share a size, a font and a palette, and colours mean the same thing across notebooks
+(NVLink green, InfiniBand blue, PCIe grey ...).
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use(matplotlib.get_backend())  # keep whatever backend the caller chose
+import matplotlib.pyplot as plt  # noqa: E402
+
+#: Colours by fabric / link kind, used consistently in every notebook.
+FABRIC_COLOURS: dict[str, str] = {
+    "nvlink": "#76b900",          # NVIDIA green
+    "nvlink_network": "#3f7f00",
+    "pcie": "#7f7f7f",
+    "infiniband": "#1f77b4",
+    "ethernet": "#9467bd",
+    "gpu": "#2b2b2b",
+    "nvswitch": "#e6a100",
+    "nic": "#17becf",
+    "ib_switch": "#1f4e9c",
+}
+
+#: A qualitative palette for algorithms / series.
+SERIES = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")
+
+_RC = {
+    "figure.dpi": 100,
+    "savefig.dpi": 120,
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+}
+
+
+def new_figure(nrows: int = 1, ncols: int = 1, width: float = 8.0, height: float = 4.5, **kw):
+    """Create ``(fig, axes)`` in the course style.
+
+    Examples
+    --------
+    >>> fig, ax = new_figure()
+    >>> ax.set_xlabel("message size (bytes)")  # doctest: +ELLIPSIS
+    Text(...)
+    """
+    with plt.rc_context(_RC):
+        fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), **kw)
+    for ax in fig.axes:
+        for key, value in _RC.items():
+            if key == "axes.grid":
+                ax.grid(value, alpha=_RC["grid.alpha"])
+        ax.spines["top"].set_visible(False)
+        ax.spines["right"].set_visible(False)
+    return fig, axes

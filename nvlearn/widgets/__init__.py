@@ -1,0 +1,1 @@
+"""Explorer widgets (ipywidgets), thin over the pure functions; drivable from Python."""
