@@ -1,0 +1,187 @@
+"""Ring collectives: reduce-scatter, all-gather, and all-reduce as the two in sequence.
+
+Ranks sit on a ring ``0 -> 1 -> ... -> p-1 -> 0``. The buffer is cut into ``p`` segments,
+and each segment into ``chunks`` pipeline slots (so the Schedule has ``p * chunks`` chunks).
+
+* Reduce-scatter, step ``k = 0 .. p-2``: rank ``r`` sends segment ``(r-k-1) mod p`` to
+  ``r+1``, which adds it to its own copy. After ``p-1`` steps rank ``r`` holds the full sum
+  of segment ``r``.
+* All-gather, step ``k = 0 .. p-2``: rank ``r`` sends segment ``(r-k) mod p`` (complete) to
+  ``r+1``, which copies it.
+* All-reduce = reduce-scatter then all-gather: ``K = 2(p-1)`` steps, each rank sending
+  ``2(p-1)/p * n`` bytes in all — the lower bound for any all-reduce built from
+  point-to-point messages (Patarasuk & Yuan 2009).
+
+Pipelining. Within a step the segment goes out as ``chunks`` slots, and the next rank may
+forward slot ``j`` of step ``k+1`` as soon as slot ``j`` of step ``k`` has arrived — the
+slot-by-slot FIFO NCCL uses. Each rank sends its slots one at a time, in step-major order
+(a ``DEP_SENT`` dependency on its previous send). With per-message latency ``alpha``, link
+bandwidth ``B`` and slot size ``s = n / (p * chunks * B)`` seconds, on an uncontended
+fabric this gives
+
+    T = (K - 1) * max(alpha + s, chunks * s) + chunks * s + alpha,
+
+which is ``K * (alpha + n / (p B))`` for one chunk (the textbook ring), and approaches
+``K * n / (p B) + alpha`` — latency paid once, not per step — once ``chunks * s`` exceeds
+``alpha + s``. :func:`ring_time` evaluates it; the simulator reproduces it.
+
+References
+----------
+P. Patarasuk and X. Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
+workstations", J. Parallel Distrib. Comput. 69(2):117-124, 2009.
+R. Thakur, R. Rabenseifner and W. Gropp, "Optimization of collective communication
+operations in MPICH", IJHPCA 19(1):49-66, 2005.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule
+
+_STEPS = {"reduce_scatter": "rs", "allgather": "ag", "allreduce": "rs+ag"}
+
+
+def _check(n_ranks: int, n_bytes: float, chunks: int) -> None:
+    if int(n_ranks) != n_ranks or n_ranks < 1:
+        raise ValueError(f"n_ranks must be a positive integer, got {n_ranks}")
+    if not np.isfinite(n_bytes) or n_bytes <= 0:
+        raise ValueError(f"n_bytes must be a positive number of bytes, got {n_bytes}")
+    if int(chunks) != chunks or chunks < 1:
+        raise ValueError(f"chunks must be a positive integer, got {chunks}")
+
+
+def ring_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int = 1) -> Schedule:
+    """Ring reduce-scatter, all-gather or all-reduce as a :class:`~nvlearn.schedule.Schedule`.
+
+    Parameters
+    ----------
+    collective : {"allreduce", "reduce_scatter", "allgather"}
+    n_ranks : int
+        Ranks on the ring (p).
+    n_bytes : float
+        Bytes: the per-rank buffer for all-reduce; the total array (p x per-rank shard)
+        for reduce-scatter and all-gather, as nccl-tests counts them.
+    chunks : int
+        Pipeline slots per step (see the module docstring).
+
+    Examples
+    --------
+    >>> s = ring_schedule("allreduce", 4, 4e6)
+    >>> s.n_ops, float(s.bytes_sent()[0])   # 2(p-1) steps x p ranks; 2(p-1)/p * n per rank
+    (24, 6000000.0)
+    """
+    if collective not in _STEPS:
+        raise ValueError(f"ring builds {tuple(_STEPS)}, not {collective!r}")
+    _check(n_ranks, n_bytes, chunks)
+    p, c = int(n_ranks), int(chunks)
+    n_chunks = p * c
+    bounds = np.linspace(0.0, 1.0, n_chunks + 1)
+    owner = np.full(n_chunks, -1, dtype=np.int32)
+    dest = np.full(n_chunks, -1, dtype=np.int32)
+    seg_of_chunk = np.arange(n_chunks) % p  # chunk index = slot * p + segment
+    if collective == "reduce_scatter":
+        dest[:] = seg_of_chunk
+    elif collective == "allgather":
+        owner[:] = seg_of_chunk
+
+    phases = []
+    if collective in ("reduce_scatter", "allreduce"):
+        phases += [(k, -k - 1, OP_REDUCE) for k in range(p - 1)]
+    if collective in ("allgather", "allreduce"):
+        phases += [(k, -k, OP_COPY) for k in range(p - 1)]
+    K = len(phases)
+    if K == 0:  # a single rank: nothing to move
+        raise ValueError("a ring collective needs at least 2 ranks")
+
+    # op index = (k * c + j) * p + r : step-major, then slot, then rank
+    k_idx, j_idx, r_idx = np.meshgrid(np.arange(K), np.arange(c), np.arange(p), indexing="ij")
+    k_idx, j_idx, r_idx = k_idx.ravel(), j_idx.ravel(), r_idx.ravel()
+    shift = np.array([ph[1] for ph in phases])[k_idx]
+    kind = np.array([ph[2] for ph in phases], dtype=np.int8)[k_idx]
+    seg = (r_idx + shift) % p
+    src = r_idx
+    dst = (r_idx + 1) % p
+    chunk = j_idx * p + seg
+    n_ops = src.size
+
+    def op_index(k, j, r):
+        return (k * c + j) * p + r
+
+    # dependency 1: the data, slot j of step k-1 arriving from the left neighbour
+    has_data = k_idx >= 1
+    data_dep = np.where(has_data, op_index(k_idx - 1, j_idx, (r_idx - 1) % p), -1)
+    # dependency 2: this rank's previous send finished (step-major order)
+    prev_k = np.where(j_idx == 0, k_idx - 1, k_idx)
+    prev_j = np.where(j_idx == 0, c - 1, j_idx - 1)
+    has_prev = (prev_k >= 0) & (c > 1)
+    prev_dep = np.where(has_prev, op_index(prev_k, prev_j, r_idx), -1)
+
+    counts = has_data.astype(np.int64) + has_prev.astype(np.int64)
+    indptr = np.zeros(n_ops + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    dep_op = np.empty(indptr[-1], dtype=np.int64)
+    dep_kind = np.empty(indptr[-1], dtype=np.int8)
+    pos = indptr[:-1]
+    dep_op[pos[has_data]] = data_dep[has_data]
+    dep_kind[pos[has_data]] = DEP_ARRIVAL
+    pos2 = pos + has_data
+    dep_op[pos2[has_prev]] = prev_dep[has_prev]
+    dep_kind[pos2[has_prev]] = DEP_SENT
+
+    return Schedule(
+        collective=collective,
+        algorithm="ring",
+        n_ranks=p,
+        n_participants=p,
+        participant_role=(),
+        n_bytes=n_bytes,
+        chunk_bounds=bounds,
+        chunk_owner=owner,
+        chunk_dest=dest,
+        op_src=src,
+        op_dst=dst,
+        op_chunk=chunk,
+        op_bytes=float(n_bytes) * np.diff(bounds)[chunk],
+        op_kind=kind,
+        op_delay=np.zeros(n_ops),
+        dep_indptr=indptr,
+        dep_op=dep_op,
+        dep_kind=dep_kind,
+        meta={"chunks": c},
+    )
+
+
+def ring_time(
+    collective: str, n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: float, chunks: int = 1
+) -> float:
+    """Closed-form time (s) of the pipelined ring on an uncontended fabric.
+
+    ``T = (K-1) max(alpha + s, chunks s) + chunks s + alpha`` with ``K`` the number of steps
+    (``2(p-1)`` for all-reduce, ``p-1`` for reduce-scatter / all-gather) and
+    ``s = n / (p chunks B)`` the time to send one slot.
+
+    Parameters
+    ----------
+    bw_per_dir : float
+        Each rank's link bandwidth, bytes/s per direction.
+    alpha : float
+        Latency per message, seconds.
+
+    Examples
+    --------
+    >>> t = ring_time("allreduce", 8, 1e9, 450e9, 0.0)   # 2 * 7/8 * 1 GB / 450 GB/s
+    >>> round(t * 1e3, 4)                                 # ms
+    3.8889
+    """
+    if collective not in _STEPS:
+        raise ValueError(f"ring builds {tuple(_STEPS)}, not {collective!r}")
+    _check(n_ranks, n_bytes, chunks)
+    if not bw_per_dir > 0:
+        raise ValueError(f"bw_per_dir must be > 0 bytes/s, got {bw_per_dir}")
+    if alpha < 0:
+        raise ValueError(f"alpha must be >= 0 seconds, got {alpha}")
+    p = int(n_ranks)
+    K = 2 * (p - 1) if collective == "allreduce" else p - 1
+    s = n_bytes / (p * chunks * bw_per_dir)
+    return (K - 1) * max(alpha + s, chunks * s) + chunks * s + alpha
