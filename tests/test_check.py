@@ -1,0 +1,50 @@
+"""Self-checks: accept right answers in any unit of the right kind, never reveal the answer."""
+
+import numpy as np
+import pytest
+
+from nvlearn.check import parse_answer, verify, verify_choice
+
+
+def test_right_in_the_asked_unit_and_in_other_units():
+    assert verify(450, 450.0, unit="GB/s", hint="h").ok
+    assert verify("450 GB/s", 450.0, unit="GB/s", hint="h").ok
+    assert verify("3600 Gb/s", 450.0, unit="GB/s", hint="h").ok
+    assert verify("4.5e11 B/s", 450.0, unit="GB/s", hint="h").ok
+    assert verify(np.float64(451), 450.0, unit="GB/s", hint="h", rtol=0.01).ok
+
+
+def test_not_yet_shows_the_hint_and_never_the_reference():
+    result = verify(900, 450.0, unit="GB/s", hint="per direction, please")
+    assert not result.ok
+    assert "per direction, please" in repr(result)
+    assert "450" not in repr(result) and "450" not in result._repr_html_()
+
+
+def test_wrong_kind_of_unit_is_not_yet_with_a_reason():
+    result = verify("450 GB", 450.0, unit="GB/s", hint="h")
+    assert not result.ok and "cannot convert" in repr(result)
+
+
+@pytest.mark.parametrize("bad", ["lots", "12 furlongs", None, True, float("nan")])
+def test_unreadable_answers_are_not_yet(bad):
+    assert not verify(bad, 1.0, unit="GB/s", hint="h").ok
+
+
+def test_parse_answer():
+    assert parse_answer("1 GiB", "GB") == pytest.approx(1.073741824)
+    assert parse_answer(".5", "1") == 0.5
+
+
+def test_bad_exercise_definitions_raise_for_the_author():
+    with pytest.raises(ValueError, match="unknown unit"):
+        verify(1, 1, unit="parsecs", hint="h")
+    with pytest.raises(ValueError, match="finite"):
+        verify(1, float("inf"), unit="1", hint="h")
+    with pytest.raises(ValueError, match="not among the choices"):
+        verify_choice("a", "z", choices=("a", "b"), hint="h")
+
+
+def test_choice():
+    assert verify_choice(" Tree ", "tree", choices=("ring", "tree"), hint="h").ok
+    assert not verify_choice("ring", "tree", choices=("ring", "tree"), hint="h").ok
