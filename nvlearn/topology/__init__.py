@@ -1,0 +1,71 @@
+"""Fabrics as arrays: nodes, directed links with capacity and latency, and routes.
+
+* :mod:`~nvlearn.topology.core` — the :class:`Topology` and the node / link kind constants.
+* :mod:`~nvlearn.topology.routing` — shortest paths with capacity-weighted splits (numba).
+* :mod:`~nvlearn.topology.builders` — generic fabrics and :func:`with_link_factor`.
+* :mod:`~nvlearn.topology.metrics` — injection bandwidth, bisection by max-flow, hops,
+  path diversity.
+
+Examples
+--------
+>>> from nvlearn.topology import ring
+>>> ring(4, bw_per_dir=25e9).n_gpus
+4
+"""
+
+from .builders import fully_connected, ring, single_switch, with_link_factor
+from .core import (
+    LINK_ETH,
+    LINK_IB,
+    LINK_KIND_KEYS,
+    LINK_KIND_NAMES,
+    LINK_NVLINK,
+    LINK_NVLINK_NETWORK,
+    LINK_PCIE,
+    NODE_CPU,
+    NODE_GPU,
+    NODE_IB_SWITCH,
+    NODE_KIND_NAMES,
+    NODE_NIC,
+    NODE_NVSWITCH,
+    NODE_PCIE_SWITCH,
+    Path,
+    Topology,
+)
+from .metrics import (
+    bisection_bw_bidir,
+    bisection_candidates,
+    hops,
+    injection_bw_per_dir,
+    max_flow_bw_per_dir,
+    path_diversity,
+)
+
+__all__ = [
+    "LINK_ETH",
+    "LINK_IB",
+    "LINK_KIND_KEYS",
+    "LINK_KIND_NAMES",
+    "LINK_NVLINK",
+    "LINK_NVLINK_NETWORK",
+    "LINK_PCIE",
+    "NODE_CPU",
+    "NODE_GPU",
+    "NODE_IB_SWITCH",
+    "NODE_KIND_NAMES",
+    "NODE_NIC",
+    "NODE_NVSWITCH",
+    "NODE_PCIE_SWITCH",
+    "Path",
+    "Topology",
+    "bisection_bw_bidir",
+    "bisection_candidates",
+    "fully_connected",
+    "hops",
+    "injection_bw_per_dir",
+    "max_flow_bw_per_dir",
+    "path_diversity",
+    "ring",
+    "single_switch",
+    "with_link_factor",
+]

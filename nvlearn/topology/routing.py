@@ -1,0 +1,266 @@
+"""Routing on a :class:`~nvlearn.topology.Topology`: shortest paths with capacity-weighted splits.
+
+Policy (the fluid picture of adaptive routing / packet spraying / ECMP): a pair's traffic
+uses every shortest path that does not pass *through* a GPU; at each node it splits over
+the next-hop links in proportion to their capacity. ``route_pairs`` computes this for many
+pairs at once with a numba kernel (one breadth-first search per distinct destination);
+``explicit_paths`` lists the same paths one by one for teaching and tests.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .._jit import njit
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .core import Path, Topology
+
+_OK = 0
+_NO_PATH = 1
+_DEAD_LINK = 2
+
+
+@njit
+def _bfs_to(dst, in_indptr, in_link, link_src, transit, dist, queue):
+    """Hop distance of every node to ``dst`` (-1 if unreachable), never expanding through a
+    non-transit node (a GPU) other than ``dst`` itself."""
+    dist[:] = -1
+    dist[dst] = 0
+    queue[0] = dst
+    head = 0
+    tail = 1
+    while head < tail:
+        v = queue[head]
+        head += 1
+        if v != dst and not transit[v]:
+            continue
+        for k in range(in_indptr[v], in_indptr[v + 1]):
+            u = link_src[in_link[k]]
+            if dist[u] < 0:
+                dist[u] = dist[v] + 1
+                queue[tail] = u
+                tail += 1
+
+
+@njit
+def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
+                  link_src, link_dst, capacity, latency, transit):
+    """Route unique pairs sorted by destination. Returns CSR (indptr, link, frac), latency
+    and hop count per pair, and an error triple (code, pair, link)."""
+    n = transit.size
+    m = pair_src.size
+    indptr = np.zeros(m + 1, np.int64)
+    pair_lat = np.zeros(m)
+    pair_hops = np.zeros(m, np.int32)
+    size = max(1024, 8 * m)
+    links = np.empty(size, np.int32)
+    fracs = np.empty(size)
+    dist = np.empty(n, np.int32)
+    queue = np.empty(n, np.int32)
+    amount = np.zeros(n)
+    arrive = np.zeros(n)
+    seen = np.zeros(n, np.bool_)
+    frontier = np.empty(n, np.int32)
+    nxt = np.empty(n, np.int32)
+    pos = 0
+    cur = -1
+    for i in range(m):
+        s = pair_src[i]
+        d = pair_dst[i]
+        if d != cur:
+            _bfs_to(d, in_indptr, in_link, link_src, transit, dist, queue)
+            cur = d
+        if s != d:
+            if dist[s] < 0:
+                return indptr, links[:pos], fracs[:pos], pair_lat, pair_hops, _NO_PATH, i, -1
+            pair_hops[i] = dist[s]
+            amount[s] = 1.0
+            arrive[s] = 0.0
+            frontier[0] = s
+            nf = 1
+            while nf > 0:
+                nn = 0
+                for f in range(nf):
+                    u = frontier[f]
+                    if u == d:
+                        pair_lat[i] = arrive[u]
+                        continue
+                    total = 0.0
+                    first = -1
+                    deg = 0
+                    for k in range(out_indptr[u], out_indptr[u + 1]):
+                        v = link_dst[out_link[k]]
+                        if dist[v] == dist[u] - 1 and (v == d or transit[v]):
+                            total += capacity[out_link[k]]
+                            deg += 1
+                            if first < 0:
+                                first = out_link[k]
+                    if total <= 0.0:
+                        return (indptr, links[:pos], fracs[:pos], pair_lat, pair_hops,
+                                _DEAD_LINK, i, first)
+                    if pos + deg > size:
+                        size = 2 * (pos + deg)
+                        grown_links = np.empty(size, np.int32)
+                        grown_fracs = np.empty(size)
+                        grown_links[:pos] = links[:pos]
+                        grown_fracs[:pos] = fracs[:pos]
+                        links = grown_links
+                        fracs = grown_fracs
+                    for k in range(out_indptr[u], out_indptr[u + 1]):
+                        lk = out_link[k]
+                        v = link_dst[lk]
+                        if dist[v] != dist[u] - 1 or not (v == d or transit[v]):
+                            continue
+                        share = amount[u] * capacity[lk] / total
+                        if share <= 0.0:
+                            continue
+                        links[pos] = lk
+                        fracs[pos] = share
+                        pos += 1
+                        t = arrive[u] + latency[lk]
+                        if not seen[v]:
+                            seen[v] = True
+                            amount[v] = share
+                            arrive[v] = t
+                            nxt[nn] = v
+                            nn += 1
+                        else:
+                            amount[v] += share
+                            arrive[v] = max(arrive[v], t)
+                for f in range(nf):
+                    seen[frontier[f]] = False
+                frontier, nxt = nxt, frontier
+                nf = nn
+        indptr[i + 1] = pos
+    return indptr, links[:pos], fracs[:pos], pair_lat, pair_hops, _OK, -1, -1
+
+
+def _node_ids(topo: Topology, nodes, what: str) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(nodes))
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be a 1-D array of node ids, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if not (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr))):
+            raise ValueError(f"{what} must hold integer node ids, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    bad = np.flatnonzero((arr < 0) | (arr >= topo.n_nodes))
+    if bad.size:
+        raise ValueError(
+            f"{what}[{bad[0]}] = {arr[bad[0]]} is not a node of {topo.name!r} (node ids are "
+            f"0..{topo.n_nodes - 1}); for GPU rank r use topo.gpus[r] "
+            f"(ranks 0..{topo.n_gpus - 1})"
+        )
+    return arr
+
+
+def _route_error(topo: Topology, code: int, src: int, dst: int, link: int) -> ValueError:
+    names = topo.node_name
+    if code == _NO_PATH:
+        return ValueError(
+            f"no route from {names[src]} to {names[dst]} in {topo.name!r}: every path would "
+            "pass through a GPU, and GPUs do not forward traffic in this model; send to a "
+            "neighbour instead (e.g. a ring schedule on a ring fabric) or add a switch"
+        )
+    return ValueError(
+        f"traffic from {names[src]} to {names[dst]} must cross link {link} "
+        f"({topo.link_label(link)}), which has zero capacity (a dead link, link_factor 0): "
+        "it would never arrive. Give that link a small positive factor in with_link_factor "
+        "(e.g. 0.01) to model a badly degraded link, or remove it from the fabric"
+    )
+
+
+def route_pairs(topo: Topology, src_nodes, dst_nodes):
+    """Route pairs of node ids (see :meth:`Topology.routes`); also returns hop counts.
+
+    Each distinct (src, dst) pair is routed once and the result expanded back.
+
+    Returns
+    -------
+    indptr, link, frac, latency, hops
+        As :meth:`Topology.routes`, plus ``hops`` (int32, links on each shortest path).
+
+    Examples
+    --------
+    >>> from nvlearn.topology import ring
+    >>> route_pairs(ring(4, bw_per_dir=1e9), [0, 0], [1, 0])[4].tolist()
+    [1, 0]
+    """
+    src = _node_ids(topo, src_nodes, "src_nodes")
+    dst = _node_ids(topo, dst_nodes, "dst_nodes")
+    if src.shape != dst.shape:
+        raise ValueError(f"src_nodes has {src.size} entries and dst_nodes {dst.size}; "
+                         "give one destination per source")
+    n = topo.n_nodes
+    uniq, inverse = np.unique(dst * n + src, return_inverse=True)
+    usrc = (uniq % n).astype(np.int32)
+    udst = (uniq // n).astype(np.int32)
+    uindptr, ulink, ufrac, ulat, uhops, code, bad_pair, bad_link = _route_kernel(
+        usrc, udst, topo._out_indptr, topo._out_link, topo._in_indptr, topo._in_link,
+        topo.link_src, topo.link_dst, topo.link_capacity, topo.link_latency, topo._transit,
+    )
+    if code != _OK:
+        raise _route_error(topo, code, int(usrc[bad_pair]), int(udst[bad_pair]), int(bad_link))
+    inverse = inverse.reshape(-1)
+    counts = np.diff(uindptr)[inverse]
+    indptr = np.zeros(src.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    shift = np.repeat(uindptr[:-1][inverse] - indptr[:-1], counts)
+    take = shift + np.arange(indptr[-1], dtype=np.int64)
+    return indptr, ulink[take], ufrac[take], ulat[inverse], uhops[inverse]
+
+
+def distances_to(topo: Topology, dst: int) -> np.ndarray:
+    """Hops from every node to node ``dst`` under the routing policy (-1: unreachable).
+
+    Examples
+    --------
+    >>> from nvlearn.topology import single_switch
+    >>> distances_to(single_switch(2, bw_per_dir=1e9), 0).tolist()
+    [0, 2, 1]
+    """
+    dst = int(_node_ids(topo, [dst], "dst")[0])
+    dist = np.empty(topo.n_nodes, np.int32)
+    queue = np.empty(topo.n_nodes, np.int32)
+    _bfs_to(dst, topo._in_indptr, topo._in_link, topo.link_src, topo._transit, dist, queue)
+    return dist
+
+
+def next_hops(topo: Topology, dist: np.ndarray, node: int, dst: int) -> np.ndarray:
+    """Links out of ``node`` that lie on a policy shortest path towards ``dst``."""
+    out = topo._out_link[topo._out_indptr[node]:topo._out_indptr[node + 1]]
+    nbr = topo.link_dst[out]
+    ok = (dist[nbr] == dist[node] - 1) & ((nbr == dst) | topo._transit[nbr])
+    return out[ok]
+
+
+def explicit_paths(topo: Topology, src: int, dst: int) -> list[Path]:
+    """Enumerate the weighted paths of one pair (see :meth:`Topology.paths`)."""
+    from .core import Path
+
+    src, dst = (int(x) for x in _node_ids(topo, [src, dst], "src/dst"))
+    if src == dst:
+        return [Path((src,), (), 1.0, 0.0)]
+    dist = distances_to(topo, dst)
+    if dist[src] < 0:
+        raise _route_error(topo, _NO_PATH, src, dst, -1)
+    cap, lat = topo.link_capacity, topo.link_latency
+    result: list[Path] = []
+    stack = [((src,), (), 1.0, 0.0)]
+    while stack:
+        nodes, links, weight, delay = stack.pop()
+        u = nodes[-1]
+        if u == dst:
+            result.append(Path(nodes, links, weight, delay))
+            continue
+        hops = next_hops(topo, dist, u, dst)
+        total = cap[hops].sum()
+        if total <= 0:
+            raise _route_error(topo, _DEAD_LINK, src, dst, int(hops[0]))
+        for lk in hops[::-1]:
+            if cap[lk] > 0:
+                stack.append((nodes + (int(topo.link_dst[lk]),), links + (int(lk),),
+                              float(weight * cap[lk] / total), float(delay + lat[lk])))
+    return result
