@@ -46,6 +46,31 @@ def _bfs_to(dst, in_indptr, in_link, link_src, transit, dist, queue):
 
 
 @njit
+def _dag_to(dst, dist, out_indptr, out_link, link_dst, capacity, transit,
+            dag_indptr, dag_link, dag_frac, node_total):
+    """For destination ``dst``: each node's next-hop links on shortest GPU-free paths (CSR)
+    and the fraction of the node's traffic each takes (proportional to capacity; all 0 if
+    every next hop is dead)."""
+    pos = 0
+    for u in range(transit.size):
+        dag_indptr[u] = pos
+        if dist[u] <= 0:
+            continue
+        total = 0.0
+        for k in range(out_indptr[u], out_indptr[u + 1]):
+            lk = out_link[k]
+            v = link_dst[lk]
+            if dist[v] == dist[u] - 1 and (v == dst or transit[v]):
+                dag_link[pos] = lk
+                total += capacity[lk]
+                pos += 1
+        node_total[u] = total
+        for j in range(dag_indptr[u], pos):
+            dag_frac[j] = capacity[dag_link[j]] / total if total > 0.0 else 0.0
+    dag_indptr[transit.size] = pos
+
+
+@njit
 def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
                   link_src, link_dst, capacity, latency, transit):
     """Route unique pairs sorted by destination. Returns CSR (indptr, link, frac), latency
@@ -60,6 +85,10 @@ def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
     fracs = np.empty(size)
     dist = np.empty(n, np.int32)
     queue = np.empty(n, np.int32)
+    dag_indptr = np.empty(n + 1, np.int64)
+    dag_link = np.empty(link_src.size, np.int32)
+    dag_frac = np.empty(link_src.size)
+    node_total = np.zeros(n)
     amount = np.zeros(n)
     arrive = np.zeros(n)
     seen = np.zeros(n, np.bool_)
@@ -72,6 +101,8 @@ def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
         d = pair_dst[i]
         if d != cur:
             _bfs_to(d, in_indptr, in_link, link_src, transit, dist, queue)
+            _dag_to(d, dist, out_indptr, out_link, link_dst, capacity, transit,
+                    dag_indptr, dag_link, dag_frac, node_total)
             cur = d
         if s != d:
             if dist[s] < 0:
@@ -88,35 +119,25 @@ def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
                     if u == d:
                         pair_lat[i] = arrive[u]
                         continue
-                    total = 0.0
-                    first = -1
-                    deg = 0
-                    for k in range(out_indptr[u], out_indptr[u + 1]):
-                        v = link_dst[out_link[k]]
-                        if dist[v] == dist[u] - 1 and (v == d or transit[v]):
-                            total += capacity[out_link[k]]
-                            deg += 1
-                            if first < 0:
-                                first = out_link[k]
-                    if total <= 0.0:
+                    lo = dag_indptr[u]
+                    hi = dag_indptr[u + 1]
+                    if node_total[u] <= 0.0:
                         return (indptr, links[:pos], fracs[:pos], pair_lat, pair_hops,
-                                _DEAD_LINK, i, first)
-                    if pos + deg > size:
-                        size = 2 * (pos + deg)
+                                _DEAD_LINK, i, dag_link[lo])
+                    if pos + hi - lo > size:
+                        size = 2 * (pos + hi - lo)
                         grown_links = np.empty(size, np.int32)
                         grown_fracs = np.empty(size)
                         grown_links[:pos] = links[:pos]
                         grown_fracs[:pos] = fracs[:pos]
                         links = grown_links
                         fracs = grown_fracs
-                    for k in range(out_indptr[u], out_indptr[u + 1]):
-                        lk = out_link[k]
-                        v = link_dst[lk]
-                        if dist[v] != dist[u] - 1 or not (v == d or transit[v]):
-                            continue
-                        share = amount[u] * capacity[lk] / total
+                    for j in range(lo, hi):
+                        share = amount[u] * dag_frac[j]
                         if share <= 0.0:
                             continue
+                        lk = dag_link[j]
+                        v = link_dst[lk]
                         links[pos] = lk
                         fracs[pos] = share
                         pos += 1
@@ -136,6 +157,20 @@ def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
                 nf = nn
         indptr[i + 1] = pos
     return indptr, links[:pos], fracs[:pos], pair_lat, pair_hops, _OK, -1, -1
+
+
+@njit
+def _expand(uindptr, ulink, ufrac, inverse, indptr):
+    """Copy each unique pair's links and fractions to every request of that pair."""
+    link = np.empty(indptr[-1], np.int32)
+    frac = np.empty(indptr[-1])
+    for i in range(inverse.size):
+        lo = uindptr[inverse[i]]
+        at = indptr[i]
+        for k in range(uindptr[inverse[i] + 1] - lo):
+            link[at + k] = ulink[lo + k]
+            frac[at + k] = ufrac[lo + k]
+    return link, frac
 
 
 def _node_ids(topo: Topology, nodes, what: str) -> np.ndarray:
@@ -207,9 +242,8 @@ def route_pairs(topo: Topology, src_nodes, dst_nodes):
     counts = np.diff(uindptr)[inverse]
     indptr = np.zeros(src.size + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
-    shift = np.repeat(uindptr[:-1][inverse] - indptr[:-1], counts)
-    take = shift + np.arange(indptr[-1], dtype=np.int64)
-    return indptr, ulink[take], ufrac[take], ulat[inverse], uhops[inverse]
+    link, frac = _expand(uindptr, ulink, ufrac, inverse, indptr)
+    return indptr, link, frac, ulat[inverse], uhops[inverse]
 
 
 def distances_to(topo: Topology, dst: int) -> np.ndarray:
