@@ -53,6 +53,7 @@ __all__ = [
     "FECCode",
     "GB200NVL72",
     "GPU",
+    "IBSwitch",
     "Latency",
     "LineCode",
     "NCCLModel",
@@ -71,6 +72,8 @@ __all__ = [
     "ethernet",
     "fec",
     "gpu",
+    "ib_switch",
+    "ib_switch_for_speed",
     "infiniband",
     "latency",
     "line_code",
@@ -694,6 +697,33 @@ class NetworkRate(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class IBSwitch(Record):
+    """An InfiniBand switch ASIC / 1U box (its radix sets the size of a fat tree).
+
+    Attributes
+    ----------
+    name : str
+    speed : str
+        :func:`infiniband` key of its ports (``"ndr"``).
+    ports : int
+        Radix at that speed.
+    throughput_bidir : float
+        Published switching capacity, both directions summed, bytes/s.
+
+    Examples
+    --------
+    >>> from nvlearn import specs
+    >>> specs.ib_switch("quantum2").ports
+    64
+    """
+
+    name: str
+    speed: str
+    ports: int = _num("dimensionless")
+    throughput_bidir: float = _num("bytes/s")
+
+
+@dataclass(frozen=True, kw_only=True)
 class NIC(Record):
     """A network adapter.
 
@@ -987,6 +1017,7 @@ _CATEGORIES: dict[str, type[Record] | None] = {
     "pcie": PCIeGen,
     "infiniband": NetworkRate,
     "ethernet": NetworkRate,
+    "ib_switches": IBSwitch,
     "nics": NIC,
     "gpus": GPU,
     "latencies": _LatencyEntry,
@@ -1057,6 +1088,19 @@ class Catalogue:
     def nic(self, name: str) -> NIC:
         """Network adapter, e.g. ``"connectx7"``."""
         return self._get("nics", name, "NIC")
+
+    def ib_switch(self, name: str) -> IBSwitch:
+        """InfiniBand switch ``"quantum"`` (HDR) or ``"quantum2"`` (NDR)."""
+        return self._get("ib_switches", name, "InfiniBand switch")
+
+    def ib_switch_for_speed(self, speed: str) -> IBSwitch:
+        """The InfiniBand switch whose ports run at ``speed`` (an :meth:`infiniband` key)."""
+        for rec in self._entries["ib_switches"].values():
+            if rec.speed == speed:
+                return rec
+        have = ", ".join(repr(r.speed) for r in self._entries["ib_switches"].values())
+        raise ValueError(f"no InfiniBand switch in the catalogue for speed {speed!r}; "
+                         f"switches exist for: {have}")
 
     def gpu(self, name: str) -> GPU:
         """GPU ``"v100"``, ``"a100"``, ``"h100"``, ``"h200"`` or ``"b200"``."""
@@ -1380,6 +1424,7 @@ class _Loader:
             ("systems", "nic"): "nics",
             ("systems", "node"): "systems",
             ("systems", "switch"): "systems",
+            ("ib_switches", "speed"): "infiniband",
         }
         for (category, attr), target in refs.items():
             for key, rec in self.built[category].items():
@@ -1482,6 +1527,28 @@ def nic(name: str) -> NIC:
     5
     """
     return _default().nic(name)
+
+
+def ib_switch(name: str) -> IBSwitch:
+    """InfiniBand switch ``"quantum"`` (HDR, 40 ports) or ``"quantum2"`` (NDR, 64 ports).
+
+    Examples
+    --------
+    >>> ib_switch("quantum").speed
+    'hdr'
+    """
+    return _default().ib_switch(name)
+
+
+def ib_switch_for_speed(speed: str) -> IBSwitch:
+    """The InfiniBand switch whose ports run at ``speed`` (``"hdr"``, ``"ndr"``).
+
+    Examples
+    --------
+    >>> ib_switch_for_speed("ndr").ports
+    64
+    """
+    return _default().ib_switch_for_speed(speed)
 
 
 def gpu(name: str) -> GPU:

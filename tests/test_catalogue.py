@@ -289,6 +289,17 @@ def test_ib_lane_rates() -> None:
     assert specs.infiniband("edr").modulation == "NRZ"
 
 
+@pytest.mark.parametrize(("name", "radix", "tbit_bidir"), [("quantum", 40, 16),
+                                                           ("quantum2", 64, 51.2)])
+def test_ib_switch_capacity_is_ports_x_port_rate_x_2(name: str, radix: int,
+                                                      tbit_bidir: float) -> None:
+    sw = specs.ib_switch(name)
+    assert sw.ports == radix
+    total = sw.ports * specs.infiniband(sw.speed).port_bw_bidir
+    assert total == pytest.approx(tbit_bidir * Tb, rel=EXACT)
+    assert total == pytest.approx(sw.throughput_bidir, rel=EXACT)
+
+
 def test_connectx7() -> None:
     cx7 = specs.nic("connectx7")
     assert cx7.port_bw_per_dir == pytest.approx(50 * GB, rel=EXACT)   # 400 Gb/s = 50 GB/s

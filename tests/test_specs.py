@@ -31,8 +31,8 @@ def _write(tmp_path: Path, data: Any) -> Path:
 
 def test_default_file_loads_and_every_category_has_entries() -> None:
     cat = specs.load()
-    for category in ("nvlink", "nvswitch", "systems", "pcie", "infiniband", "ethernet", "nics",
-                     "gpus", "latencies", "fec", "line_codes", "nccl"):
+    for category in ("nvlink", "nvswitch", "systems", "pcie", "infiniband", "ethernet",
+                     "ib_switches", "nics", "gpus", "latencies", "fec", "line_codes", "nccl"):
         assert cat.keys(category), category
 
 
@@ -94,6 +94,7 @@ ACCESSORS: list[tuple[Callable[[Any], Any], Any, Any, str]] = [
     (specs.infiniband, "ndr", "qdr", "'edr', 'hdr', 'ndr', 'xdr'"),
     (specs.ethernet, "400gbe", "100gbe", "'400gbe', '800gbe'"),
     (specs.nic, "connectx7", "connectx8", "'connectx7'"),
+    (specs.ib_switch, "quantum2", "quantum3", "'quantum', 'quantum2'"),
     (specs.gpu, "h100", "h300", "'v100', 'a100', 'h100', 'h200', 'b200'"),
     (specs.latency, "nvlink_hop", "warp_drive", "'ib_switch_hop'"),
     (specs.fec, "RS(544,514)", "RS(255,223)", "'RS(544,514)', 'RS(528,514)'"),
@@ -173,6 +174,12 @@ def test_latency_keys_are_floats_in_seconds_with_provenance() -> None:
     assert type(lat + 1.0) is float
     with pytest.raises(AttributeError):
         lat.key = "x"  # type: ignore[misc]
+
+
+def test_ib_switch_for_speed() -> None:
+    assert specs.ib_switch_for_speed("ndr") is specs.ib_switch("quantum2")
+    with pytest.raises(ValueError, match="switches exist for: 'hdr', 'ndr'"):
+        specs.ib_switch_for_speed("xdr")
 
 
 def test_nccl_lookups_and_bad_names() -> None:
@@ -334,6 +341,8 @@ BROKEN: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
      "infiniband['hdr'].fec", "unknown FEC code"),
     ("unknown gpu reference", _set(["systems", "dgx_h100", "gpu"], "h900"),
      "systems['dgx_h100'].gpu", "unknown gpus entry 'h900'"),
+    ("unknown switch speed", _set(["ib_switches", "quantum2", "speed"], "fdr"),
+     "ib_switches['quantum2'].speed", "unknown infiniband entry 'fdr'"),
     ("unknown system", _set(["systems", "dgx_b300"], {}),
      "systems['dgx_b300']", "unknown system"),
     ("unknown category", _set(["tpus"], {}), "category 'tpus'", "unknown category"),
