@@ -1,0 +1,265 @@
+"""Audit the seed article's quantitative claims against the catalogue.
+
+Each :class:`Claim` quotes the article (``shared/seed``), recomputes the figure from
+:mod:`nvlearn.specs` and the package's formulas, and gives a verdict:
+
+* ``right`` — the number stands as stated;
+* ``right with caveat`` — the number exists but belongs to something else than the sentence
+  suggests (a chip vs a box, both directions vs one, a large-p limit);
+* ``wrong`` — the catalogue contradicts it;
+* ``unsupported`` — no primary source backs it, and the catalogue cannot.
+
+Nothing in the verdict text is typed in: every number is formatted from a computed value.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from html import escape
+
+from nvlearn import specs
+from nvlearn.collectives.volume import ideal_in_network_speedup, in_network_traffic_saving
+from nvlearn.units import format_rate, format_time
+
+VERDICTS = ("right", "right with caveat", "wrong", "unsupported")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One quantitative claim of the article and its check."""
+
+    quote: str
+    computed: str
+    verdict: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, not {self.verdict!r}")
+
+
+def _gbs(x: float) -> str:
+    return format_rate(x)
+
+
+def _pod_numbers() -> dict:
+    dgx = specs.system("dgx_h100")
+    pod = specs.system("nvlink_switch_system")
+    box = specs.system("nvlink_switch_1u")
+    nv4 = specs.nvlink(4)
+    in_node = nv4.gpu_bw_per_dir
+    cross_node = dgx.external_nvlink_ports * box.port_bw_per_dir / dgx.gpus
+    return dict(dgx=dgx, pod=pod, box=box, nv4=nv4, in_node=in_node, cross_node=cross_node)
+
+
+def article_claims() -> list[Claim]:
+    """The article's quantitative claims, each recomputed and judged.
+
+    Examples
+    --------
+    >>> claims = article_claims()
+    >>> next(c for c in claims if "non-blocking" in c.quote).verdict
+    'wrong'
+    """
+    n = _pod_numbers()
+    nv4, nv5, dgx, pod, box = n["nv4"], specs.nvlink(5), n["dgx"], n["pod"], n["box"]
+    pcie5 = specs.pcie(5)
+    sw3 = specs.nvswitch(3)
+    h100 = specs.gpu("h100")
+    nvl72 = specs.system("gb200_nvl72")
+    ndr = specs.infiniband("ndr")
+    eth400 = specs.ethernet("400gbe")
+    lane_payload = nv4.link_bw_per_dir / nv4.lanes_per_direction
+    chip_payload_per_dir = sw3.ports * box.port_bw_per_dir
+    p_node, p_pod = dgx.gpus, pod.gpus
+    hop = float(specs.latency("nvlink_hop"))
+    max_nodes = pod.l2_switches * box.ports // dgx.external_nvlink_ports
+
+    return [
+        Claim(
+            "NVLink 4.0 ... provides a massive 900 GB/s of bidirectional bandwidth per GPU",
+            f"{nv4.links_per_gpu} links x {_gbs(nv4.link_bw_per_dir)} x 2 directions = "
+            f"{_gbs(nv4.gpu_bw_bidir)}",
+            "right",
+            f"Bidirectional, as the article says: {_gbs(nv4.gpu_bw_per_dir)} each way.",
+        ),
+        Claim(
+            "that’s about 7x the bandwidth of a PCIe Gen5 x16 slot",
+            f"{_gbs(nv4.gpu_bw_bidir)} / {_gbs(pcie5.x16_bw_bidir_published)} = "
+            f"{nv4.gpu_bw_bidir / pcie5.x16_bw_bidir_published:.2f}x; per direction after "
+            f"128b/130b: {nv4.gpu_bw_per_dir / pcie5.x16_bw_per_dir:.2f}x",
+            "right",
+            "Both sides bidirectional (NVIDIA's own comparison); the ratio holds in any "
+            "consistent convention.",
+        ),
+        Claim(
+            "The magic begins with the 112G SerDes ... At 112Gbps per lane",
+            f"NVLink 4 lane: {nv4.symbol_rate / 1e9:g} GBd {nv4.modulation} x "
+            f"{nv4.bits_per_symbol} bits = "
+            f"{format_rate(nv4.lane_rate_raw, bits=True, digits=5)} raw, "
+            f"{format_rate(lane_payload, bits=True)} payload",
+            "wrong",
+            '"112G" names a SerDes class (112 Gb/s line rate on some Ethernet/OIF links); '
+            "NVLink 4 lanes run slower than that on the wire and carry less as payload.",
+        ),
+        Claim(
+            "a dedicated 12.8 Tb/s switching silicon",
+            f"{sw3.ports} ports x {_gbs(box.port_bw_per_dir)} = "
+            f"{format_rate(chip_payload_per_dir, bits=True)} per direction (payload); NVIDIA "
+            f"quotes {format_rate(sw3.throughput_published, bits=True)} (raw line rate)",
+            "right with caveat",
+            "Per chip, per direction, payload; NVIDIA's own figure counts the raw line rate.",
+        ),
+        Claim(
+            "Port Count: 128 ports of NVLink per switch.",
+            f"chip: {sw3.ports} ports; 1U NVLink Switch: {box.nvswitch_chips} chips = "
+            f"{box.ports} ports",
+            "right with caveat",
+            "True of the 1U switch box, not the chip; the sentence pairs it with the chip's "
+            "bandwidth.",
+        ),
+        Claim(
+            "It can move 3.2 Terabytes per second of data",
+            f"chip: {_gbs(2 * chip_payload_per_dir)} bidirectional; 1U box: "
+            f"{_gbs(box.bw_per_dir)} per direction",
+            "right with caveat",
+            "The same number fits a chip counted both ways or a box counted one way; say which.",
+        ),
+        Claim(
+            "NVLink 4.0 utilizes SHARP v3",
+            "NVLink SHARP (NVLS) in the third-generation NVSwitch",
+            "wrong",
+            "SHARPv3 is the InfiniBand Quantum-2 (NDR) feature; NVLink's in-switch reduction "
+            "is NVLink SHARP, a different implementation in the NVSwitch.",
+        ),
+        Claim(
+            "You effectively cut the amount of data traversing the fabric by 50%.",
+            f"per-GPU all-reduce traffic saved: {in_network_traffic_saving(p_node):.0%} at "
+            f"{p_node} GPUs, {in_network_traffic_saving(p_pod):.1%} at {p_pod}",
+            "right with caveat",
+            "Ring sends 2(p-1)/p of the buffer, in-switch reduction (1+1/p): 50 % is the "
+            "large-p limit, not what an 8-GPU node sees.",
+        ),
+        Claim(
+            "this is the difference between a training run taking three months or three weeks",
+            f"ideal all-reduce speed-up from in-switch reduction at {p_node} GPUs: "
+            f"{ideal_in_network_speedup(p_node):.2f}x (NVIDIA claims up to 2x)",
+            "unsupported",
+            "Even a 2x faster all-reduce speeds up a whole run far less, since compute is "
+            "unchanged; no source gives a ~4x end-to-end gain.",
+        ),
+        Claim(
+            "the NVLink Network (NVL72 or NVL256)",
+            f"GB200 NVL72: {nvl72.gpus} Blackwell GPUs, NVLink 5; the {pod.gpus}-GPU H100 "
+            "system is the NVLink Switch System",
+            "wrong",
+            "NVL72 is a later, NVLink 5 product; there is no NVIDIA product called NVL256.",
+        ),
+        Claim(
+            "256 GPUs are interconnected via a non-blocking NVLink fabric",
+            f"taper {pod.taper:g}:1 — across nodes {_gbs(n['cross_node'])} per GPU per "
+            f"direction vs {_gbs(n['in_node'])} inside a node",
+            "wrong",
+            f"Each node exposes {dgx.external_nvlink_ports} of its GPUs' "
+            f"{dgx.gpus * nv4.links_per_gpu} NVLinks to the second tier: 2:1 tapered by design.",
+        ),
+        Claim(
+            "The Compute Plane: 32 nodes, each with 8 H100 GPUs.",
+            f"{pod.nodes} x {dgx.gpus} = {pod.nodes * dgx.gpus} GPUs",
+            "right",
+            "Matches the NVLink Switch System's scalable unit.",
+        ),
+        Claim(
+            "any GPU can read from any other GPU's memory at 900 GB/s",
+            f"one direction: at most {_gbs(nv4.gpu_bw_per_dir)}; across nodes with every GPU "
+            f"busy: {_gbs(n['cross_node'])}",
+            "wrong",
+            "900 GB/s adds both directions; a read moves data one way, and the taper halves "
+            "it again between nodes under load.",
+        ),
+        Claim(
+            "Building a chip that does 1000 TFLOPS is hard.",
+            f"H100 SXM dense bf16: {h100.bf16_dense_flops / 1e12:.0f} TFLOP/s",
+            "right",
+            "Dense bf16 tensor throughput (sparse figures are twice that).",
+        ),
+        Claim(
+            "coordinate 256 of those chips with sub-microsecond latency",
+            f"model: GPU -> NVSwitch -> GPU = 2 hops x {format_time(hop)} = "
+            f"{format_time(2 * hop)} one way, inside a node",
+            "unsupported",
+            "NVIDIA publishes no NVLink latency; the catalogue's figure is a modelling "
+            "assumption, and NCCL's own per-step latencies are microseconds.",
+        ),
+        Claim(
+            "100 kilowatts of power in a single rack",
+            f"{pod.gpus} x {h100.board_power:.0f} W = "
+            f"{pod.gpus * h100.board_power / 1e3:.0f} kW of GPU board power, over "
+            f"{pod.nodes} nodes",
+            "unsupported",
+            "The 256-GPU system spans many racks; no source gives a per-rack figure for it.",
+        ),
+        Claim(
+            "Standard Ethernet, even at 400Gbps",
+            f"400 GbE = {_gbs(eth400.port_bw_per_dir)} per direction; H100 NVLink is "
+            f"{nv4.gpu_bw_per_dir / eth400.port_bw_per_dir:.0f}x that",
+            "right",
+            f"The same as one NDR InfiniBand port ({_gbs(ndr.port_bw_per_dir)}).",
+        ),
+        Claim(
+            "Why is 256 the magic number for NVLink 4.0? It’s a balance of electrical reach "
+            "and address space.",
+            f"{pod.l2_switches} switches x {box.ports} ports / "
+            f"{dgx.external_nvlink_ports} ports per node = {max_nodes} nodes = "
+            f"{max_nodes * dgx.gpus} GPUs",
+            "unsupported",
+            "The count follows from port arithmetic of a two-level tree; no source cites "
+            "reach or address space as the limit.",
+        ),
+        Claim(
+            "NVLink 5.0, promising a staggering 1.8 TB/s of bidirectional bandwidth",
+            f"{nv5.links_per_gpu} links x {_gbs(nv5.link_bw_per_dir)} x 2 = "
+            f"{_gbs(nv5.gpu_bw_bidir)}",
+            "right",
+            f"Bidirectional, as stated: {_gbs(nv5.gpu_bw_per_dir)} each way.",
+        ),
+        Claim(
+            "clusters of 576 GPUs or more functioning as a single, coherent execution unit",
+            f"largest NVLink 5 domain: {nvl72.max_nvlink_domain_gpus} GPUs",
+            "right with caveat",
+            "576 is NVIDIA's stated NVLink 5 domain maximum; 'or more' is not backed.",
+        ),
+    ]
+
+
+def claims_table(claims: list[Claim]):
+    """An HTML table of claims for notebook display (an ``IPython.display.HTML``)."""
+    from IPython.display import HTML
+
+    colour = {
+        "right": "#1b7f1b",
+        "right with caveat": "#8a6d00",
+        "wrong": "#b00020",
+        "unsupported": "#555555",
+    }
+    rows = "".join(
+        f"<tr><td><i>“{escape(c.quote)}”</i></td><td>{escape(c.computed)}</td>"
+        f'<td style="color:{colour[c.verdict]};font-weight:bold">{c.verdict}</td>'
+        f"<td>{escape(c.reason)}</td></tr>"
+        for c in claims
+    )
+    head = "<tr><th>the article says</th><th>computed</th><th>verdict</th><th>why</th></tr>"
+    return HTML(f'<table style="text-align:left">{head}{rows}</table>')
+
+
+def verdict_counts(claims: list[Claim]) -> dict[str, int]:
+    """How many claims got each verdict, in the order of :data:`VERDICTS`.
+
+    Examples
+    --------
+    >>> sum(verdict_counts(article_claims()).values()) == len(article_claims())
+    True
+    """
+    counts = Counter(c.verdict for c in claims)
+    return {v: counts.get(v, 0) for v in VERDICTS}

@@ -1,0 +1,54 @@
+"""Explorer for notebook 00: the bandwidth ladder in any unit convention."""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+from nvlearn.ladder import bandwidth_ladder
+from nvlearn.plots.ladder import ladder_figure
+from nvlearn.units import format_rate
+from nvlearn.widgets.base import Explorer
+
+
+def render_ladder(direction: str, unit: str, compare: str):
+    """Figure and a one-line ratio for the ladder in the chosen convention."""
+    bits = unit == "bits/s"
+    rows = bandwidth_ladder(direction)
+    fig = ladder_figure(rows, bits=bits)
+    h100 = next(r for r in rows if r.label.startswith("NVLink 4"))
+    other = next(r for r in rows if r.label == compare)
+    text = (
+        f"H100 NVLink: {format_rate(h100.bw, bits=bits)} {direction.replace('_', ' ')}; "
+        f"{compare}: {format_rate(other.bw, bits=bits)}; "
+        f"ratio {h100.bw / other.bw:.2f}x (the same in every convention)"
+    )
+    return fig, text
+
+
+class LadderExplorer(Explorer):
+    """Toggle per-direction / bidirectional and bits / bytes; compare H100 NVLink with a rung.
+
+    Examples
+    --------
+    >>> ex = LadderExplorer()
+    >>> ex.set(direction="bidirectional")
+    >>> ex.text.startswith("H100 NVLink: 900 GB/s")
+    True
+    """
+
+    def __init__(self) -> None:
+        labels = [r.label for r in bandwidth_ladder()]
+        controls = {
+            "direction": W.ToggleButtons(
+                options=[("per direction", "per_direction"), ("bidirectional", "bidirectional")],
+                value="per_direction",
+                description="direction",
+            ),
+            "unit": W.ToggleButtons(
+                options=["bytes/s", "bits/s"], value="bytes/s", description="unit"
+            ),
+            "compare": W.Dropdown(
+                options=labels, value="PCIe Gen5 x16", description="compare with"
+            ),
+        }
+        super().__init__(controls, render_ladder, title="Bandwidth ladder")
