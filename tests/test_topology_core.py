@@ -55,7 +55,7 @@ def test_repr_names_the_essentials():
     text = repr(single_switch(4, bw_per_dir=100e9))
     assert "single_switch(4)" in text and "GPUs: 4" in text
     assert "tier 1: 1 NVSwitch" in text and "8 directed" in text
-    assert "100 GB/s per direction" in text
+    assert "100 GB/s NVLink per direction" in text
 
 
 def _fields(topo: Topology, **changes) -> dict:

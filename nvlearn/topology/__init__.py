@@ -3,6 +3,8 @@
 * :mod:`~nvlearn.topology.core` — the :class:`Topology` and the node / link kind constants.
 * :mod:`~nvlearn.topology.routing` — shortest paths with capacity-weighted splits (numba).
 * :mod:`~nvlearn.topology.builders` — generic fabrics and :func:`with_link_factor`.
+* :mod:`~nvlearn.topology.fabrics` — real fabrics from the hardware catalogue: the DGX H100
+  box, the 256-GPU NVLink Switch System pod, an InfiniBand rail-optimised fat tree, a PCIe box.
 * :mod:`~nvlearn.topology.metrics` — injection bandwidth, bisection by max-flow, hops,
   path diversity.
 
@@ -32,6 +34,7 @@ from .core import (
     Path,
     Topology,
 )
+from .fabrics import dgx_h100, ib_cluster, nvlink_pod, pcie_box
 from .metrics import (
     bisection_bw_bidir,
     bisection_candidates,
@@ -60,11 +63,15 @@ __all__ = [
     "Topology",
     "bisection_bw_bidir",
     "bisection_candidates",
+    "dgx_h100",
     "fully_connected",
     "hops",
+    "ib_cluster",
     "injection_bw_per_dir",
     "max_flow_bw_per_dir",
+    "nvlink_pod",
     "path_diversity",
+    "pcie_box",
     "ring",
     "single_switch",
     "with_link_factor",

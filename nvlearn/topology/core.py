@@ -268,9 +268,12 @@ class Topology:
                 f"{np.count_nonzero(kinds == k)} {NODE_KIND_NAMES[k]}" for k in np.unique(kinds)
             )
             tiers.append(f"tier {tier}: {parts}")
-        inj = injection_bw_per_dir(self)
-        lo, hi = format_rate(inj.min()), format_rate(inj.max())
-        injection = lo if lo == hi else f"{lo} .. {hi}"
+        parts = []
+        for kind in np.unique(self.link_kind[np.isin(self.link_src, self.gpus)]):
+            inj = injection_bw_per_dir(self, [kind])
+            lo, hi = format_rate(inj.min()), format_rate(inj.max())
+            parts.append(f"{lo if lo == hi else f'{lo} .. {hi}'} {LINK_KIND_NAMES[kind]}")
+        injection = " + ".join(parts) if parts else "none"
         dead = int(np.count_nonzero(self.link_factor < 1))
         lines = [
             f"Topology {self.name!r}",

@@ -1,0 +1,353 @@
+"""Real fabrics, every figure read from the hardware catalogue (:mod:`nvlearn.specs`).
+
+* :func:`dgx_h100` — one DGX/HGX H100 box: 8 GPUs on 4 NVSwitch chips (planes).
+* :func:`nvlink_pod` — the NVLink Switch System: up to 32 DGX H100 nodes, 256 GPUs, on a
+  second level of 18 1U NVLink Switches.
+* :func:`ib_cluster` — DGX H100 nodes on a rail-optimised two-tier InfiniBand NDR fat tree.
+* :func:`pcie_box` — 8 GPUs that talk over PCIe switches and a CPU root complex.
+
+Per-link latencies come from ``specs.latency``: a link that leaves a switch carries that
+switch's traversal time plus the hop itself, so a transfer's latency is the sum over the
+links it crosses.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import specs
+from .builders import FabricBuilder, check_count, check_rate
+from .core import (
+    LINK_IB,
+    LINK_NVLINK,
+    LINK_NVLINK_NETWORK,
+    LINK_PCIE,
+    NODE_CPU,
+    NODE_IB_SWITCH,
+    NODE_NIC,
+    NODE_NVSWITCH,
+    NODE_PCIE_SWITCH,
+    Topology,
+)
+
+
+def _require(ok: bool, what: str) -> None:
+    """Guard the port arithmetic derived from the catalogue."""
+    if not ok:
+        raise RuntimeError(f"hardware catalogue inconsistent: {what}; check data/hardware.json")
+
+
+def _nvlink_link_bw(system) -> float:
+    """bytes/s per direction of one NVLink of the system's GPU."""
+    return specs.nvlink(specs.gpu(system.gpu).nvlink_generation).link_bw_per_dir
+
+
+def _add_dgx_box(b: FabricBuilder, box: int, prefix: str,
+                 rails: int | None = None) -> tuple[list[int], list[int]]:
+    """One DGX H100 baseboard: GPUs and their bundled links to the NVSwitch planes.
+
+    With ``rails``, GPU ``i`` is labelled with network rail ``i % rails``."""
+    dgx = specs.system("dgx_h100")
+    links = dgx.links_per_gpu_per_switch
+    _require(len(links) == dgx.nvswitch_chips, "links_per_gpu_per_switch needs one entry per "
+             "NVSwitch chip")
+    _require(sum(links) == specs.nvlink(specs.gpu(dgx.gpu).nvlink_generation).links_per_gpu,
+             "the GPU's NVLinks split over the planes must add up to its links per GPU")
+    link_bw = _nvlink_link_bw(dgx)
+    hop = specs.latency("nvlink_hop")
+    down = hop + specs.latency("nvswitch_traversal")
+    gpus = [b.gpu(f"{prefix}gpu{i}", box=box, plane=-1 if rails is None else i % rails)
+            for i in range(dgx.gpus)]
+    chips = [b.node(NODE_NVSWITCH, f"{prefix}nvswitch{p}", box=box, tier=1, plane=p)
+             for p in range(dgx.nvswitch_chips)]
+    for g in gpus:
+        for p, chip in enumerate(chips):
+            b.cable(g, chip, bw_per_dir=links[p] * link_bw, kind=LINK_NVLINK, count=links[p],
+                    latency_ab=hop, latency_ba=down)
+    return gpus, chips
+
+
+def dgx_h100() -> Topology:
+    """One DGX H100 (HGX H100 8-GPU) box: 8 GPUs fully connected through 4 NVSwitch chips.
+
+    Each GPU's 18 NVLink4 links are split 5 / 4 / 4 / 5 over the four NVSwitch chips
+    (planes); each split is one bundled link of ``count x link_bw_per_dir`` per direction.
+    Any GPU reaches any other in 2 links, over all four planes at once.
+
+    Returns
+    -------
+    Topology
+        8 GPUs, 4 NVSwitch nodes (tier 1, plane 0..3), 64 directed NVLink bundles.
+
+    Examples
+    --------
+    >>> topo = dgx_h100()
+    >>> topo.n_gpus, int(topo.link_count[topo.link_src == topo.gpus[0]].sum())
+    (8, 18)
+    """
+    b = FabricBuilder()
+    _add_dgx_box(b, 0, "")
+    return b.build("DGX H100")
+
+
+def _pod_plan() -> tuple[list[int], list[int], int]:
+    """Second-level chips per plane, ports per (first-level chip, second-level chip) bundle,
+    and the largest node count, derived from the catalogue with the port arithmetic checked.
+    """
+    nss = specs.system("nvlink_switch_system")
+    dgx = specs.system(nss.node)
+    box = specs.system(nss.switch)
+    net = list(dgx.network_ports_per_switch)
+    chip_ports = box.ports_per_chip
+    _require(specs.nvswitch(box.nvswitch_generation).ports == chip_ports,
+             "the 1U switch's chips must have the NVSwitch generation's port count")
+    _require(sum(net) == dgx.external_nvlink_ports == dgx.osfp_cages * dgx.nvlinks_per_osfp,
+             "a DGX H100's network ports per plane must add up to its OSFP cages x NVLinks")
+    _require(box.ports == box.nvswitch_chips * chip_ports, "1U switch ports != chips x ports")
+    _require(nss.nodes * sum(net) == nss.l2_switches * box.ports,
+             "node uplink ports must fill the second-level switches exactly")
+    _require(sum(dgx.links_per_gpu_per_switch) * dgx.gpus == nss.taper * sum(net),
+             "GPU links per node / network ports per node must equal the taper")
+    for p, ports in enumerate(net):
+        _require(dgx.links_per_gpu_per_switch[p] * dgx.gpus + ports
+                 <= specs.nvswitch(dgx.nvswitch_generation).ports,
+                 f"plane {p} uses more ports than an NVSwitch chip has")
+        _require(nss.nodes * ports % chip_ports == 0,
+                 f"plane {p}'s uplinks do not fill whole second-level chips")
+    chips = [nss.nodes * ports // chip_ports for ports in net]
+    _require(sum(chips) == nss.l2_switches * box.nvswitch_chips,
+             "second-level chips per plane must add up to the switches' chips")
+    bundle = [ports // c for ports, c in zip(net, chips, strict=True)]
+    _require(all(ports == k * c for ports, k, c in zip(net, bundle, chips, strict=True)),
+             "a plane's uplinks must spread evenly over its second-level chips")
+    _require(len(set(bundle)) == 1, "every plane must use the same ports per bundle")
+    return chips, bundle, chip_ports // bundle[0]
+
+
+def nvlink_pod(nodes: int = 32) -> Topology:
+    """The NVLink Switch System: ``nodes`` DGX H100 boxes on a second level of NVLink Switches.
+
+    Inside each node, 8 GPUs sit on 4 first-level NVSwitch chips exactly as in
+    :func:`dgx_h100`. The chips also expose NVLink network ports (20 / 16 / 16 / 20 per
+    plane, 72 per node = half the GPUs' 144 links: the 2:1 taper). The second level is 18
+    1U NVLink Switches = 36 NVSwitch chips of 64 ports.
+
+    Wiring (a modelling choice): NVIDIA does not publish the exact cabling of the NVLink
+    Switch System. This builder uses the natural plane-aligned ("rail-plane") wiring that is
+    consistent with the published port counts: the second-level chips are divided among the
+    four planes in proportion to the planes' uplinks (32 x 20 / 64 = 10, 8, 8, 10 chips =
+    36), and the plane-p chip of every node connects with 2 ports to each second-level chip
+    of plane p. A second-level chip then uses 2 x ``nodes`` <= 64 ports, and the full pod
+    uses 32 x 72 = 2304 = 18 x 128 ports. All these counts are derived from the catalogue
+    and checked. Traffic between two nodes crosses 4 links (GPU, first level, second level,
+    first level, GPU) and never leaves its plane.
+
+    Parameters
+    ----------
+    nodes : int
+        DGX H100 nodes, 1 .. 32 (64 ports per second-level chip / 2 ports per node).
+
+    Returns
+    -------
+    Topology
+        ``8 * nodes`` GPUs; first-level chips tier 1, second-level chips tier 2 (ordered by
+        1U switch: chips ``2k`` and ``2k + 1`` share switch box ``k``).
+
+    Examples
+    --------
+    >>> pod = nvlink_pod(2)
+    >>> pod.n_gpus
+    16
+    """
+    chips, bundle, max_nodes = _pod_plan()
+    whole = isinstance(nodes, (int, np.integer)) and not isinstance(nodes, bool)
+    if not whole or not 1 <= nodes <= max_nodes:
+        raise ValueError(
+            f"nvlink_pod(nodes={nodes!r}): nodes must be a whole number from 1 to {max_nodes}; "
+            f"each node's first-level chip uses {bundle[0]} ports on every second-level chip "
+            f"of its plane, and a chip has {bundle[0] * max_nodes} ports, so at most "
+            f"{max_nodes} nodes fit"
+        )
+    nodes = int(nodes)
+    nss = specs.system("nvlink_switch_system")
+    link_bw = _nvlink_link_bw(specs.system(nss.node))
+    per_box = specs.system(nss.switch).nvswitch_chips
+    up = specs.latency("nvlink_hop") + specs.latency("nvswitch_traversal")
+    b = FabricBuilder()
+    firsts = [_add_dgx_box(b, n, f"n{n}.")[1] for n in range(nodes)]
+    chip = 0
+    for p, n_chips in enumerate(chips):
+        for _ in range(n_chips):
+            name = f"nvls{chip // per_box}.chip{chip % per_box}"
+            l2 = b.node(NODE_NVSWITCH, name, tier=2, plane=p)
+            for first in firsts:
+                b.cable(first[p], l2, bw_per_dir=bundle[p] * link_bw, kind=LINK_NVLINK_NETWORK,
+                        count=bundle[p], latency_ab=up)
+            chip += 1
+    return b.build(f"NVLink Switch System ({nodes} x DGX H100)")
+
+
+def _fat_tree_plan(nodes: int, rails: int, oversubscription: float, nics_per_node: int,
+                   radix: int) -> tuple[int, list[int], list[int]]:
+    """Leaves per rail, nodes per leaf and uplinks per leaf of a rail-optimised 2-tier tree."""
+    if nics_per_node % rails:
+        divisors = [r for r in range(1, nics_per_node + 1) if nics_per_node % r == 0]
+        raise ValueError(f"rails={rails}: the {nics_per_node} NICs of a node must spread evenly "
+                         f"over the rails; use one of {divisors}")
+    down_ports = radix // 2
+    nics_per_rail = nics_per_node // rails
+    per_leaf = down_ports // nics_per_rail
+    leaves_per_rail = math.ceil(nodes / per_leaf)
+    if rails * leaves_per_rail > radix:
+        max_nodes = radix // rails * per_leaf
+        raise ValueError(
+            f"ib_cluster(nodes={nodes}, rails={rails}) needs {leaves_per_rail} leaf switches "
+            f"per rail ({per_leaf} nodes each, {down_ports} of {radix} ports down), "
+            f"{rails * leaves_per_rail} leaves in all; a two-tier fat tree of {radix}-port "
+            f"switches connects at most {radix} leaves (one port of every spine each), so "
+            f"use nodes <= {max_nodes} (a third tier is not modelled)"
+        )
+    members = [min(per_leaf, nodes - j * per_leaf) for j in range(leaves_per_rail)]
+    uplinks = [math.ceil(m * nics_per_rail / oversubscription) for m in members]
+    return leaves_per_rail, members, uplinks
+
+
+def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
+               ib: str = "ndr") -> Topology:
+    """DGX H100 nodes on a rail-optimised, two-tier InfiniBand fat tree.
+
+    Inside each node the GPUs talk over NVLink exactly as in :func:`dgx_h100`. Each GPU also
+    has its own ConnectX-7 NIC behind a PCIe switch (GPU -> PCIe switch -> NIC, x16 links of
+    the NIC's PCIe generation); one PCIe switch per GPU-NIC pair, so GPUs never talk to each
+    other over PCIe. NIC ``i`` of every node plugs into a leaf switch of rail ``i % rails``
+    ("rail-optimised": GPU ``i`` of every node meets GPU ``i`` of every other node one switch
+    away). A leaf uses half its ports (32 of 64 for NDR) for NICs and
+    ``ceil(down / oversubscription)`` ports up, one to each spine; a rail gets more leaves
+    when its NICs outnumber 32. Spines connect every leaf once. Cross-rail traffic between
+    nodes goes leaf -> spine -> leaf (GPUs do not forward, so there is no PXN-style hop over
+    NVLink in the routes; schedules model that explicitly).
+
+    Parameters
+    ----------
+    nodes : int
+        DGX H100 nodes, >= 1 (at most 256 with 8 rails of 64-port switches; the error
+        message gives the limit for other choices).
+    rails : int
+        Network rails; must divide the 8 NICs per node (1, 2, 4 or 8).
+    oversubscription : float
+        Leaf down ports / up ports, >= 1 (1 = non-blocking). Uplinks are rounded up.
+    ib : str
+        InfiniBand speed of the cables (catalogue key), default ``"ndr"``; leaves and spines
+        are the catalogue's switch of that speed (Quantum-2, 64 ports, for NDR).
+
+    Returns
+    -------
+    Topology
+        GPUs and NVSwitch chips as in :func:`dgx_h100`, plus per GPU a PCIe switch (tier 1)
+        and a NIC (tier 0), leaf switches (tier 1, plane = rail) and spines (tier 2).
+
+    Notes
+    -----
+    With ``nodes <= 32`` each rail is one leaf, so traffic between GPUs of the same rail
+    never reaches a spine: the bisection between two halves of the nodes is then set by the
+    NICs (``nodes / 2 x 8 x 50 GB/s`` each way) whatever the oversubscription. The spine
+    layer, and with it the oversubscription, limits the bisection once a rail has several
+    leaves (``nodes > 32``), and always limits cross-rail traffic.
+
+    Examples
+    --------
+    >>> topo = ib_cluster(4)
+    >>> topo.n_gpus
+    32
+    """
+    nodes = check_count(nodes, "nodes", 1)
+    rails = check_count(rails, "rails", 1)
+    o = check_rate(oversubscription, "oversubscription")
+    if o < 1:
+        raise ValueError(f"oversubscription must be >= 1 (down ports / up ports; 1 is "
+                         f"non-blocking), got {o}")
+    dgx = specs.system("dgx_h100")
+    _require(dgx.nics == dgx.gpus, "ib_cluster gives every GPU its own NIC")
+    nic = specs.nic(dgx.nic)
+    fabric = specs.infiniband(ib)
+    radix = specs.ib_switch_for_speed(ib).ports
+    leaves_per_rail, members, uplinks = _fat_tree_plan(nodes, rails, o, dgx.nics, radix)
+    pcie_bw = specs.pcie(nic.pcie_generation).x16_bw_per_dir
+    wire_bw = min(nic.port_bw_per_dir, fabric.port_bw_per_dir)
+    t_pcie, t_nic, t_ib = (specs.latency(k) for k in ("pcie_switch_hop", "nic",
+                                                       "ib_switch_hop"))
+    b = FabricBuilder()
+    leaves = [[b.node(NODE_IB_SWITCH, f"leaf.r{r}.{j}", tier=1, plane=r)
+               for j in range(leaves_per_rail)] for r in range(rails)]
+    per_leaf = members[0]
+    for n in range(nodes):
+        gpus, _ = _add_dgx_box(b, n, f"n{n}.", rails)
+        for i, g in enumerate(gpus):
+            rail = i % rails
+            sw = b.node(NODE_PCIE_SWITCH, f"n{n}.pcie{i}", box=n, tier=1, plane=rail)
+            card = b.node(NODE_NIC, f"n{n}.nic{i}", box=n, tier=0, plane=rail)
+            b.cable(g, sw, bw_per_dir=pcie_bw, kind=LINK_PCIE, latency_ab=0.0,
+                    latency_ba=t_pcie)
+            b.cable(sw, card, bw_per_dir=pcie_bw, kind=LINK_PCIE, latency_ab=t_pcie,
+                    latency_ba=t_nic)
+            b.cable(card, leaves[rail][n // per_leaf], bw_per_dir=wire_bw, kind=LINK_IB,
+                    latency_ab=t_nic, latency_ba=t_ib)
+    if rails * leaves_per_rail > 1:
+        spines = [b.node(NODE_IB_SWITCH, f"spine{k}", tier=2) for k in range(max(uplinks))]
+        for r in range(rails):
+            for j, leaf in enumerate(leaves[r]):
+                for k in range(uplinks[j]):
+                    b.cable(leaf, spines[k], bw_per_dir=fabric.port_bw_per_dir, kind=LINK_IB,
+                            latency_ab=t_ib)
+    return b.build(f"IB cluster ({nodes} x DGX H100, {rails} rails, {o:g}:1)")
+
+
+def pcie_box(gpus: int = 8, gpus_per_switch: int = 2, pcie_gen: int = 5) -> Topology:
+    """GPUs without NVLink: PCIe switches under one CPU root complex.
+
+    The usual 8-GPU PCIe server: ``gpus_per_switch`` GPUs share a PCIe switch (x16 to each
+    GPU), and each switch has one x16 uplink to the CPU. Two GPUs on the same switch talk
+    peer-to-peer through it (2 links); GPUs on different switches go up through the CPU
+    root complex and down again (4 links), sharing the switch's single x16 uplink with the
+    switch's other GPUs -- the bottleneck this fabric teaches. One CPU socket is modelled
+    (a dual-socket server adds a CPU-to-CPU hop, not modelled). The catalogue has no
+    root-complex latency, so crossing the CPU costs one PCIe switch hop.
+
+    Parameters
+    ----------
+    gpus : int
+        GPUs (>= 1), a multiple of ``gpus_per_switch``.
+    gpus_per_switch : int
+        GPUs under each PCIe switch (>= 1).
+    pcie_gen : int
+        PCIe generation of every link (catalogue key, 3..6).
+
+    Returns
+    -------
+    Topology
+        GPUs (tier 0), PCIe switches (tier 1), the CPU (tier 2).
+
+    Examples
+    --------
+    >>> topo = pcie_box()
+    >>> topo.n_gpus
+    8
+    """
+    gpus = check_count(gpus, "gpus", 1)
+    per_switch = check_count(gpus_per_switch, "gpus_per_switch", 1)
+    if gpus % per_switch:
+        raise ValueError(f"gpus={gpus} is not a multiple of gpus_per_switch={per_switch}; "
+                         "every PCIe switch carries the same number of GPUs")
+    bw = specs.pcie(pcie_gen).x16_bw_per_dir
+    hop = specs.latency("pcie_switch_hop")
+    b = FabricBuilder()
+    ranks = [b.gpu(f"gpu{i}", box=0) for i in range(gpus)]
+    cpu = b.node(NODE_CPU, "cpu", box=0, tier=2)
+    for k in range(gpus // per_switch):
+        sw = b.node(NODE_PCIE_SWITCH, f"pcie{k}", box=0, tier=1)
+        b.cable(sw, cpu, bw_per_dir=bw, kind=LINK_PCIE, latency_ab=hop, latency_ba=hop)
+        for g in ranks[k * per_switch:(k + 1) * per_switch]:
+            b.cable(g, sw, bw_per_dir=bw, kind=LINK_PCIE, latency_ab=0.0, latency_ba=hop)
+    return b.build(f"PCIe Gen{pcie_gen} box ({gpus} GPUs, {per_switch} per switch)")
