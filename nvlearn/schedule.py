@@ -63,8 +63,11 @@ class Schedule:
         ``n_ranks`` plus switch participants.
     participant_role : tuple of str
         Role of each switch participant (length ``n_participants - n_ranks``).
-    n_bytes : int
-        Per-rank buffer size in bytes (nccl-tests' "size" for all-reduce).
+    n_bytes : float
+        Size in bytes of the buffer every participant has in the model: the per-rank buffer
+        for all-reduce and broadcast, the total array for reduce-scatter and all-gather, and
+        ``n_ranks`` x the per-rank send buffer for all-to-all (whose chunk ``s * n_ranks + d``
+        is rank s's block for rank d). :attr:`nccl_size` converts to nccl-tests' "size".
     chunk_bounds : ndarray of float64, shape (n_chunks + 1,)
         Chunk boundaries as fractions of the buffer.
     chunk_owner, chunk_dest : ndarray of int32, shape (n_chunks,)
@@ -85,7 +88,7 @@ class Schedule:
     n_ranks: int
     n_participants: int
     participant_role: tuple[str, ...]
-    n_bytes: int
+    n_bytes: float
     chunk_bounds: np.ndarray
     chunk_owner: np.ndarray
     chunk_dest: np.ndarray
@@ -118,6 +121,7 @@ class Schedule:
         for name, dtype in conv.items():
             object.__setattr__(self, name, _ro(getattr(self, name), dtype))
         object.__setattr__(self, "participant_role", tuple(self.participant_role))
+        object.__setattr__(self, "n_bytes", float(self.n_bytes))
         _check_structure(self)
 
     @property
@@ -129,6 +133,17 @@ class Schedule:
     def n_chunks(self) -> int:
         """Number of chunks the buffer is split into."""
         return int(self.chunk_bounds.size - 1)
+
+    @property
+    def nccl_size(self) -> float:
+        """The "size" nccl-tests reports for this collective, in bytes.
+
+        The per-rank buffer for all-reduce, broadcast and reduce; the total array for
+        reduce-scatter and all-gather; the per-rank send buffer for all-to-all.
+        """
+        if self.collective == "alltoall":
+            return self.n_bytes / self.n_ranks
+        return self.n_bytes
 
     @property
     def chunk_bytes(self) -> np.ndarray:

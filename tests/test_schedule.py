@@ -99,3 +99,39 @@ def test_ring_moves_the_bandwidth_lower_bound_per_rank():
 def test_describe_is_readable():
     text = chain_broadcast().describe()
     assert "rank 0 -> rank 1" in text and "after [0]" in text
+
+
+@pytest.mark.parametrize("p", [2, 3, 8, 13])
+@pytest.mark.parametrize("chunks", [1, 4])
+def test_broadcast_validates_from_every_root(p, chunks):
+    from nvlearn.collectives import broadcast
+
+    for root in range(p):
+        validate(broadcast(p, 1e6, chunks=chunks, root=root))
+
+
+@pytest.mark.parametrize("p", [2, 5, 8])
+def test_alltoall_validates_uniform_and_ragged(p):
+    from nvlearn.collectives import alltoall
+
+    s = alltoall(p, 8e6)
+    validate(s)
+    assert s.nccl_size == pytest.approx(8e6)
+    blocks = np.random.default_rng(p).integers(0, 4, size=(p, p)) * 1e5
+    blocks[0, 1] = 0.0  # an empty block is simply not sent
+    ragged = alltoall(p, 0, block_bytes=blocks)
+    validate(ragged)
+    off_diag = blocks.copy()
+    np.fill_diagonal(off_diag, 0)
+    assert ragged.bytes_sent() == pytest.approx(off_diag.sum(axis=1))
+
+
+def test_collective_entry_points_reject_unknown_algorithms_and_bad_roots():
+    from nvlearn.collectives import allreduce, broadcast
+
+    with pytest.raises(ValueError, match="unknown allreduce algorithm 'bogus'; available: ring"):
+        allreduce(4, 1e6, algorithm="bogus")
+    with pytest.raises(ValueError, match="root must be a rank in 0..3"):
+        broadcast(4, 1e6, root=4)
+    with pytest.raises(ValueError, match="rank count"):
+        allreduce("eight", 1e6)
