@@ -1,0 +1,46 @@
+"""numba policy: cached kernels, a writable cache for read-only installs, a debug switch."""
+
+import os
+import subprocess
+import sys
+
+import nvlearn._jit as jit
+
+
+def test_readonly_package_sends_the_cache_to_the_user_cache(monkeypatch, tmp_path):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(jit.os, "access", lambda path, mode: False)
+    jit._choose_cache_dir()
+    target = tmp_path / "nvlearn" / "numba"
+    assert os.environ["NUMBA_CACHE_DIR"] == str(target) and target.is_dir()
+
+
+def test_explicit_numba_cache_dir_wins(monkeypatch, tmp_path):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    monkeypatch.setattr(jit.os, "access", lambda path, mode: False)
+    jit._choose_cache_dir()
+    assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mine")
+
+
+def test_disable_jit_switch_runs_kernels_as_python():
+    code = (
+        "import nvlearn._jit as j\n"
+        "@j.njit\n"
+        "def f(x):\n"
+        "    return x + 1\n"
+        "print(j.JIT_DISABLED, type(f).__name__, f(1))\n"
+    )
+    env = dict(os.environ, NVLEARN_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", "function", "2"]
+
+
+def test_kernels_are_cached_by_default():
+    @jit.njit
+    def g(x):
+        return x * 2
+
+    assert g(3) == 6
+    assert g._cache.__class__.__name__ != "NullCache"
