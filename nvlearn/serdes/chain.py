@@ -338,3 +338,151 @@ def bandwidth_chain(
         links=links,
         steps=tuple(steps),
     )
+
+
+# --------------------------------------------------------------------------------------
+# The chain for catalogued interfaces (numbers from nvlearn.specs)
+# --------------------------------------------------------------------------------------
+
+#: Codes between an NVLink lane's raw rate and the published effective rate, by generation
+#: (catalogue keys). NVIDIA does not publish NVLink's coding. NVLink 1-3's published rates
+#: equal lanes x signalling rate, so no code is counted. NVLink 4 and 5 lanes are 100G- and
+#: 200G-class PAM4 PHYs, electrically compatible with 400G Ethernet / InfiniBand (HC34);
+#: their published raw/effective ratio, 17/16, is exactly that PHY's RS(544,514) FEC plus
+#: 256b/257b transcoding, so the chain models them with those codes. The tests check the
+#: chain lands on the published per-link figures.
+NVLINK_CODES: dict[int, tuple[str, ...]] = {
+    1: (),
+    2: (),
+    3: (),
+    4: ("RS(544,514)", "256b/257b"),
+    5: ("RS(544,514)", "256b/257b"),
+}
+
+
+def catalogue_overhead(name: str) -> Overhead | None:
+    """The catalogue's line code or FEC ``name`` as a chain step (None for "1b/1b", no code).
+
+    Examples
+    --------
+    >>> catalogue_overhead("RS(544,514)").name, catalogue_overhead("128b/130b").name
+    ('RS(544,514)', '128b/130b')
+    """
+    from nvlearn import specs
+
+    if name.startswith("RS("):
+        code = specs.fec(name)
+        return reed_solomon(code.n, code.k)
+    code = specs.line_code(name)
+    if code.data_bits == code.total_bits:
+        return None
+    return block_code(code.data_bits, code.total_bits)
+
+
+def nvlink_chain(generation: int) -> BandwidthChain:
+    """The bandwidth chain of one NVLink generation's GPU, from the catalogue.
+
+    Examples
+    --------
+    >>> c = nvlink_chain(4)
+    >>> c.raw_lane_rate * 8 / 1e9, c.lane_payload_rate * 8 / 1e9, c.gpu_bw_bidir / 1e9
+    (106.25, 100.0, 900.0)
+    """
+    from nvlearn import specs
+
+    gen = specs.nvlink(generation)
+    codes = [catalogue_overhead(name) for name in NVLINK_CODES[gen.generation]]
+    return bandwidth_chain(
+        gen.symbol_rate,
+        gen.modulation,
+        [c for c in codes if c is not None],
+        lanes_per_direction=gen.lanes_per_direction,
+        links=gen.links_per_gpu,
+        name=f"{gen.name} ({gen.gpu})",
+    )
+
+
+def pcie_chain(generation: int, lanes: int | None = None) -> BandwidthChain:
+    """The chain of a PCIe slot (x16 by default): line code, then Gen6 FLIT framing.
+
+    The last device-level step is one slot (``links = 1``).
+
+    Examples
+    --------
+    >>> round(pcie_chain(5).gpu_bw_per_dir / 1e9, 2), round(pcie_chain(6).gpu_bw_per_dir / 1e9)
+    (63.02, 118)
+    """
+    from nvlearn import specs
+
+    gen = specs.pcie(generation)
+    codes = [catalogue_overhead(gen.encoding)]
+    if gen.flit_bytes is not None and gen.flit_payload_bytes is not None:
+        codes.append(flit(gen.flit_payload_bytes, gen.flit_bytes))
+    width = gen.lanes if lanes is None else lanes
+    return bandwidth_chain(
+        gen.symbol_rate,
+        gen.modulation,
+        [c for c in codes if c is not None],
+        lanes_per_direction=width,
+        links=1,
+        name=f"PCIe {gen.generation} x{width}",
+    )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One way of putting an NVLink figure next to a PCIe figure, and their ratio.
+
+    ``nvlink`` and ``pcie`` are bytes/s; ``unit`` is the unit to show them in.
+    """
+
+    label: str
+    nvlink: float
+    pcie: float
+    unit: str
+
+    @property
+    def ratio(self) -> float:
+        return self.nvlink / self.pcie
+
+
+def nvlink_vs_pcie(nvlink_generation: int = 4, pcie_generation: int = 5) -> list[Comparison]:
+    """The ways an "NVLink is N x PCIe" ratio can be formed, all from the catalogue.
+
+    Rows: the published totals (both directions, what NVIDIA's "7x PCIe Gen 5" divides);
+    payload per direction after every code; one link vs one x16 slot; one lane vs one lane;
+    and the classic slip of dividing a bidirectional total by a per-direction rate.
+
+    Examples
+    --------
+    >>> rows = nvlink_vs_pcie(4, 5)
+    >>> round(rows[0].ratio, 2)
+    7.03
+    """
+    from nvlearn import specs
+
+    nv_gen, pc_gen = specs.nvlink(nvlink_generation), specs.pcie(pcie_generation)
+    nv, pc = nvlink_chain(nvlink_generation), pcie_chain(pcie_generation)
+    pc_slot = f"PCIe {pc_gen.generation} x{pc_gen.lanes}"
+    return [
+        Comparison(
+            f"published totals, both directions: {nv_gen.gpu} (all {nv.links} links) vs {pc_slot}",
+            nv_gen.gpu_bw_bidir_published, pc_gen.x16_bw_bidir_published, "GB/s",
+        ),
+        Comparison(
+            f"payload after every code, per direction: {nv_gen.gpu} vs {pc_slot}",
+            nv.gpu_bw_per_dir, pc.gpu_bw_per_dir, "GB/s",
+        ),
+        Comparison(
+            f"one NVLink link vs one {pc_slot} slot, payload per direction",
+            nv.link_bw_per_dir, pc.link_bw_per_dir, "GB/s",
+        ),
+        Comparison(
+            "one lane vs one lane, payload per direction",
+            nv.lane_payload_rate, pc.lane_payload_rate, "Gb/s",
+        ),
+        Comparison(
+            "the slip: NVLink both directions / PCIe per direction",
+            nv_gen.gpu_bw_bidir_published, pc.gpu_bw_per_dir, "GB/s",
+        ),
+    ]
