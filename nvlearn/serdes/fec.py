@@ -88,6 +88,25 @@ class RSCode:
         return reed_solomon(self.n, self.k)
 
 
+def catalogue_code(name: str = "RS(544,514)") -> RSCode:
+    """The catalogue's FEC ``name`` (``nvlearn.specs.fec``) as an :class:`RSCode`.
+
+    Examples
+    --------
+    >>> catalogue_code("RS(544,514)").t
+    15
+    """
+    from nvlearn import specs
+
+    spec = specs.fec(name)
+    code = RSCode(spec.n, spec.k, spec.symbol_bits)
+    if code.t != spec.t:
+        raise ValueError(
+            f"catalogue says {name} corrects {spec.t} symbols, but (n - k) // 2 = {code.t}"
+        )
+    return code
+
+
 def _ber_array(ber: float | np.ndarray) -> np.ndarray:
     values = np.asarray(ber, dtype=float)
     if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
