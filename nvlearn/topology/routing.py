@@ -27,7 +27,8 @@ _DEAD_LINK = 2
 def _bfs_to(dst, in_indptr, in_link, link_src, transit, dist, queue):
     """Hop distance of every node to ``dst`` (-1 if unreachable), never expanding through a
     non-transit node (a GPU) other than ``dst`` itself."""
-    dist[:] = -1
+    for k in range(dist.size):
+        dist[k] = -1
     dist[dst] = 0
     queue[0] = dst
     head = 0
@@ -71,15 +72,24 @@ def _dag_to(dst, dist, out_indptr, out_link, link_dst, capacity, transit,
 
 
 @njit
+def _grow(links, fracs, used, need):
+    """Copies of ``links`` / ``fracs`` with room for ``need`` entries (first ``used`` kept)."""
+    grown_links = np.empty(need, np.int32)
+    grown_fracs = np.empty(need)
+    for k in range(used):  # a loop, not slice assignment: numba compiles it in a fraction
+        grown_links[k] = links[k]
+        grown_fracs[k] = fracs[k]
+    return grown_links, grown_fracs
+
+
+@njit
 def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
-                  link_src, link_dst, capacity, latency, transit):
-    """Route unique pairs sorted by destination. Returns CSR (indptr, link, frac), latency
-    and hop count per pair, and an error triple (code, pair, link)."""
+                  link_src, link_dst, capacity, latency, transit, pair_lat, pair_hops, error):
+    """Route unique pairs sorted by destination: CSR (indptr, link, frac); fills latency and
+    hop count per pair, and ``error`` = (code, pair, link) when a pair cannot be routed."""
     n = transit.size
     m = pair_src.size
     indptr = np.zeros(m + 1, np.int64)
-    pair_lat = np.zeros(m)
-    pair_hops = np.zeros(m, np.int32)
     size = max(1024, 8 * m)
     links = np.empty(size, np.int32)
     fracs = np.empty(size)
@@ -104,59 +114,56 @@ def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
             _dag_to(d, dist, out_indptr, out_link, link_dst, capacity, transit,
                     dag_indptr, dag_link, dag_frac, node_total)
             cur = d
-        if s != d:
-            if dist[s] < 0:
-                return indptr, links[:pos], fracs[:pos], pair_lat, pair_hops, _NO_PATH, i, -1
-            pair_hops[i] = dist[s]
-            amount[s] = 1.0
-            arrive[s] = 0.0
-            frontier[0] = s
-            nf = 1
-            while nf > 0:
-                nn = 0
-                for f in range(nf):
-                    u = frontier[f]
-                    if u == d:
-                        pair_lat[i] = arrive[u]
+        if s != d and dist[s] < 0:
+            error[0], error[1] = _NO_PATH, i
+            break
+        pair_hops[i] = max(dist[s], 0)
+        nf = 1 if s != d else 0
+        amount[s] = 1.0
+        arrive[s] = 0.0
+        frontier[0] = s
+        while nf > 0 and error[0] == _OK:
+            nn = 0
+            for f in range(nf):
+                u = frontier[f]
+                lo = dag_indptr[u]
+                hi = dag_indptr[u + 1]
+                if u == d:
+                    pair_lat[i] = arrive[u]
+                elif node_total[u] <= 0.0:
+                    error[0], error[1], error[2] = _DEAD_LINK, i, dag_link[lo]
+                    break
+                if pos + hi - lo > size:
+                    # extrapolate from the pairs done so far: one reallocation, not many
+                    size = max(2 * (pos + hi - lo), int(1.1 * pos / (i + 1) * m) + hi - lo)
+                    links, fracs = _grow(links, fracs, pos, size)
+                for j in range(lo, hi):
+                    share = amount[u] * dag_frac[j]
+                    if u == d or share <= 0.0:
                         continue
-                    lo = dag_indptr[u]
-                    hi = dag_indptr[u + 1]
-                    if node_total[u] <= 0.0:
-                        return (indptr, links[:pos], fracs[:pos], pair_lat, pair_hops,
-                                _DEAD_LINK, i, dag_link[lo])
-                    if pos + hi - lo > size:
-                        size = 2 * (pos + hi - lo)
-                        grown_links = np.empty(size, np.int32)
-                        grown_fracs = np.empty(size)
-                        grown_links[:pos] = links[:pos]
-                        grown_fracs[:pos] = fracs[:pos]
-                        links = grown_links
-                        fracs = grown_fracs
-                    for j in range(lo, hi):
-                        share = amount[u] * dag_frac[j]
-                        if share <= 0.0:
-                            continue
-                        lk = dag_link[j]
-                        v = link_dst[lk]
-                        links[pos] = lk
-                        fracs[pos] = share
-                        pos += 1
-                        t = arrive[u] + latency[lk]
-                        if not seen[v]:
-                            seen[v] = True
-                            amount[v] = share
-                            arrive[v] = t
-                            nxt[nn] = v
-                            nn += 1
-                        else:
-                            amount[v] += share
-                            arrive[v] = max(arrive[v], t)
-                for f in range(nf):
-                    seen[frontier[f]] = False
-                frontier, nxt = nxt, frontier
-                nf = nn
+                    lk = dag_link[j]
+                    v = link_dst[lk]
+                    links[pos] = lk
+                    fracs[pos] = share
+                    pos += 1
+                    t = arrive[u] + latency[lk]
+                    if not seen[v]:
+                        seen[v] = True
+                        amount[v] = share
+                        arrive[v] = t
+                        nxt[nn] = v
+                        nn += 1
+                    else:
+                        amount[v] += share
+                        arrive[v] = max(arrive[v], t)
+            for f in range(nf):
+                seen[frontier[f]] = False
+            frontier, nxt = nxt, frontier
+            nf = nn
+        if error[0] != _OK:
+            break
         indptr[i + 1] = pos
-    return indptr, links[:pos], fracs[:pos], pair_lat, pair_hops, _OK, -1, -1
+    return indptr, links[:pos], fracs[:pos]
 
 
 @njit
@@ -232,12 +239,17 @@ def route_pairs(topo: Topology, src_nodes, dst_nodes):
     uniq, inverse = np.unique(dst * n + src, return_inverse=True)
     usrc = (uniq % n).astype(np.int32)
     udst = (uniq // n).astype(np.int32)
-    uindptr, ulink, ufrac, ulat, uhops, code, bad_pair, bad_link = _route_kernel(
+    ulat = np.zeros(usrc.size)
+    uhops = np.zeros(usrc.size, np.int32)
+    error = np.array([_OK, -1, -1], np.int64)
+    uindptr, ulink, ufrac = _route_kernel(
         usrc, udst, topo._out_indptr, topo._out_link, topo._in_indptr, topo._in_link,
         topo.link_src, topo.link_dst, topo.link_capacity, topo.link_latency, topo._transit,
+        ulat, uhops, error,
     )
+    code, bad_pair, bad_link = (int(e) for e in error)
     if code != _OK:
-        raise _route_error(topo, code, int(usrc[bad_pair]), int(udst[bad_pair]), int(bad_link))
+        raise _route_error(topo, code, int(usrc[bad_pair]), int(udst[bad_pair]), bad_link)
     inverse = inverse.reshape(-1)
     counts = np.diff(uindptr)[inverse]
     indptr = np.zeros(src.size + 1, dtype=np.int64)
