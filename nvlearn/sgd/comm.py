@@ -1,0 +1,447 @@
+"""How long the gradient all-reduce takes on a fabric: simulated where it is cheap, composed
+from stages where it is not.
+
+Three fabrics, named as the notebook names them (:data:`FABRICS`):
+
+* ``"pcie_box"`` — 8-GPU servers whose GPUs talk over PCIe switches (:func:`~nvlearn.
+  topology.pcie_box`). Beyond one server (a modelling assumption): servers joined by the
+  same InfiniBand rails as ``"ib_cluster"``, one ConnectX-7 per GPU.
+* ``"ib_cluster"`` — DGX H100 nodes (NVLink inside) on a rail-optimised InfiniBand NDR fat
+  tree (:func:`~nvlearn.topology.ib_cluster`).
+* ``"nvlink_pod"`` — the NVLink Switch System, up to 256 GPUs on one NVLink fabric
+  (:func:`~nvlearn.topology.nvlink_pod`); beyond 256, pods joined by InfiniBand.
+
+The algorithm is the ring (the only all-reduce of :mod:`nvlearn.collectives` so far), one
+pipeline slot per step. How it is laid out (:func:`allreduce_time`):
+
+* **one island** (``n_gpus <= 8``; or ``<= 256`` on ``nvlink_pod``): one flat ring
+  all-reduce over all the GPUs.
+* **several islands** (nodes of 8 GPUs on ``ib_cluster`` / ``pcie_box``; pods of 256 on
+  ``nvlink_pod``): hierarchical — ring reduce-scatter inside each island (every GPU ends with
+  ``1/g`` of its island's sum), then ``g`` parallel ring all-reduces of ``n/g`` bytes across
+  islands, one per GPU position, each over that GPU's own NIC (the rails), then ring
+  all-gather inside each island.
+
+How the stages add up (a modelling choice): the inside stages use the NVLink (or PCIe)
+ports, the across stage the NICs, and NCCL pipelines chunks through them, so their
+*bandwidth* parts overlap while every stage's latency is paid::
+
+    time = sum of latency terms + max(bandwidth part of inside stages (added),
+                                      bandwidth part of the across stage)
+
+(:attr:`CommEstimate.time`). :attr:`CommEstimate.sequential_time` adds the stages one after
+the other instead — an upper bound, for comparison. The latency is the hierarchy's
+(``2(g-1)`` + ``2(islands-1)`` ring steps), the bandwidth that of a multi-rail ring.
+
+Where each stage's time comes from (every :class:`Stage` says which, in ``method``):
+
+* ``"simulated"`` — :func:`nvlearn.sim.simulate` of the ring schedule on the built topology,
+  for rings of at most :data:`SIM_MAX_RANKS` ranks. The cross-island ring is simulated on
+  one rail of :func:`~nvlearn.topology.ib_cluster` (rails are disjoint up to 32 nodes; beyond,
+  they meet only on non-blocking spines).
+* ``"closed form (routes)"`` — longer rings on a topology that can still be built (the
+  256-GPU pod, up to 256 IB nodes): :func:`ring_closed_form` with the bandwidth and the
+  per-edge latencies read from the topology's routes. Tests hold it equal to the simulator.
+* ``"closed form (IB spine route)"`` — rings on fabrics the builders do not make (more than
+  256 IB nodes; InfiniBand between pods): the same closed form with the NIC rate and the
+  latency of a rail route through an IB spine for every edge. A real 8,192-GPU cluster needs
+  a third switch tier, so this latency is a lower bound.
+
+Examples
+--------
+>>> est = allreduce_time("nvlink_pod", 8, 14e9)       # 7B bf16 gradient in one DGX H100
+>>> est.method, round(est.time * 1e3, 1)               # ms: 2 (p-1)/p * n / 450 GB/s
+('simulated', 54.5)
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from nvlearn import collectives, specs
+
+#: Fabric names accepted everywhere in :mod:`nvlearn.sgd`.
+FABRICS = ("pcie_box", "ib_cluster", "nvlink_pod")
+#: Rings of at most this many ranks are simulated; longer ones use the closed form.
+SIM_MAX_RANKS = 64
+
+
+def gpus_per_node() -> int:
+    """GPUs in one server (a DGX H100: 8)."""
+    return int(specs.system("dgx_h100").gpus)
+
+
+def gpus_per_pod() -> int:
+    """GPUs in one NVLink Switch System (256)."""
+    return int(specs.system("nvlink_switch_system").gpus)
+
+
+def _max_ib_nodes() -> int:
+    """Largest node count :func:`~nvlearn.topology.ib_cluster` builds (two switch tiers)."""
+    radix = specs.ib_switch_for_speed("ndr").ports
+    return radix * (radix // 2) // gpus_per_node()
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One ring collective of a (possibly hierarchical) all-reduce.
+
+    Attributes
+    ----------
+    name : str
+        What it does, e.g. ``"reduce-scatter inside each node"``.
+    collective : {"allreduce", "reduce_scatter", "allgather"}
+    fabric : str
+        The topology it runs on.
+    n_ranks : int
+        Ranks on the ring.
+    n_bytes : float
+        Bytes: the per-rank buffer for all-reduce, the whole array for reduce-scatter /
+        all-gather (nccl-tests convention).
+    time : float
+        Seconds.
+    method : str
+        ``"simulated"``, ``"closed form (routes)"`` or ``"closed form (IB spine route)"``.
+    bw_per_dir : float
+        Ring edge bandwidth, bytes/s per direction (the bottleneck the closed form uses; for a
+        simulated stage, the same figure read from the routes).
+    latency_term : float
+        Seconds of ``time`` that are latency (the closed form's alpha part).
+    across : bool
+        True for the stage between islands (on the NICs), False inside an island.
+    """
+
+    name: str
+    collective: str
+    fabric: str
+    n_ranks: int
+    n_bytes: float
+    time: float
+    method: str
+    bw_per_dir: float
+    latency_term: float
+    across: bool = False
+
+    @property
+    def bandwidth_term(self) -> float:
+        """Seconds of ``time`` spent moving bytes (``time - latency_term``)."""
+        return self.time - self.latency_term
+
+
+@dataclass(frozen=True)
+class CommEstimate:
+    """Time of one all-reduce of ``n_bytes`` per GPU over ``n_gpus`` GPUs on ``fabric``.
+
+    Attributes
+    ----------
+    stages : tuple of Stage
+        Run one after the other; empty for one GPU.
+    """
+
+    fabric: str
+    n_gpus: int
+    n_bytes: float
+    stages: tuple[Stage, ...]
+
+    @property
+    def time(self) -> float:
+        """Seconds: all latency terms + the larger of the inside and across bandwidth parts
+        (stages pipelined, see the module docstring)."""
+        inside = sum(s.bandwidth_term for s in self.stages if not s.across)
+        across = sum(s.bandwidth_term for s in self.stages if s.across)
+        return float(self.latency_term + max(inside, across))
+
+    @property
+    def sequential_time(self) -> float:
+        """Seconds if the stages ran one after the other (no pipelining)."""
+        return float(sum(s.time for s in self.stages))
+
+    @property
+    def latency_term(self) -> float:
+        """Seconds of :attr:`time` that are per-message latency."""
+        return float(sum(s.latency_term for s in self.stages))
+
+    @property
+    def method(self) -> str:
+        """How the stages were timed, e.g. ``"simulated + closed form (IB spine route)"``."""
+        seen = dict.fromkeys(s.method for s in self.stages)
+        return " + ".join(seen) if seen else "none (one GPU)"
+
+    @property
+    def busbw(self) -> float:
+        """nccl-tests bus bandwidth of the whole all-reduce, bytes/s."""
+        if not self.stages:
+            return float("nan")
+        return collectives.busbw("allreduce", self.n_bytes, self.n_gpus, self.time)
+
+
+def ring_steps(collective: str, n_ranks: int) -> int:
+    """Steps of the ring: ``2(p-1)`` for all-reduce, ``p-1`` for reduce-scatter / all-gather.
+
+    Examples
+    --------
+    >>> ring_steps("allreduce", 8), ring_steps("allgather", 8)
+    (14, 7)
+    """
+    if collective not in ("allreduce", "reduce_scatter", "allgather"):
+        raise ValueError(f"unknown ring collective {collective!r}")
+    return (2 if collective == "allreduce" else 1) * (int(n_ranks) - 1)
+
+
+def ring_closed_form(
+    collective: str, n_ranks: int, n_bytes: float, bw_per_dir: float, edge_latency
+) -> tuple[float, float]:
+    """Time of the one-slot ring when edge ``r -> r+1`` has its own latency.
+
+    Each of the ``K`` steps sends a segment of ``s = n / (p B)`` seconds and op ``(k, r)``
+    waits for ``(k-1, r-1)`` to arrive, so the makespan is ``K s`` plus the largest sum of
+    latencies over ``K`` consecutive ring edges. With one latency ``alpha`` for all edges this
+    is :func:`nvlearn.collectives.ring_time` with one chunk, ``K (alpha + s)``.
+
+    Parameters
+    ----------
+    collective : {"allreduce", "reduce_scatter", "allgather"}
+    n_ranks : int
+    n_bytes : float
+        As in :class:`Stage`.
+    bw_per_dir : float
+        Bytes/s per direction of every edge.
+    edge_latency : float or array of float, shape (n_ranks,)
+        Seconds; a scalar applies to every edge.
+
+    Returns
+    -------
+    (time, latency_term) : seconds
+
+    Examples
+    --------
+    >>> t, lat = ring_closed_form("allreduce", 8, 1e9, 450e9, 1e-6)
+    >>> round(t * 1e3, 4), round(lat * 1e6, 1)       # ms; 14 steps x 1 us
+    (3.9029, 14.0)
+    """
+    p = int(n_ranks)
+    if p < 2:
+        raise ValueError(f"a ring needs at least 2 ranks, got {n_ranks}")
+    if not bw_per_dir > 0:
+        raise ValueError(f"bw_per_dir must be > 0 bytes/s, got {bw_per_dir}")
+    k = ring_steps(collective, p)
+    lat = np.broadcast_to(np.asarray(edge_latency, dtype=np.float64), (p,))
+    csum = np.concatenate([[0.0], np.cumsum(np.tile(lat, 3))])
+    latency_term = float(np.max(csum[np.arange(p) + k] - csum[np.arange(p)]))
+    return k * n_bytes / (p * bw_per_dir) + latency_term, latency_term
+
+
+# --------------------------------------------------------------------------------------
+# Topologies and ring parameters (cached: building and routing cost tenths of a second)
+# --------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=32)
+def _topology(kind: str, count: int):
+    from nvlearn import topology as T
+
+    if kind == "dgx":
+        return T.dgx_h100()
+    if kind == "pcie":
+        return T.pcie_box()
+    if kind == "pod":
+        return T.nvlink_pod(count)
+    if kind == "ib":
+        return T.ib_cluster(count)
+    raise ValueError(f"unknown topology kind {kind!r}")
+
+
+def _ring_gpus(kind: str, count: int, n_ranks: int) -> np.ndarray:
+    """GPU indices of the ring: consecutive GPUs, or GPU 0 of every node (one IB rail)."""
+    if kind == "ib":
+        return np.arange(n_ranks) * gpus_per_node()
+    return np.arange(n_ranks)
+
+
+@functools.lru_cache(maxsize=64)
+def _ring_edges(kind: str, count: int, n_ranks: int) -> tuple[float, tuple[float, ...]]:
+    """Bottleneck bandwidth (bytes/s per direction) and per-edge latencies of the ring.
+
+    All ``p`` edges carry a segment at once; a link shared by several edges (or several
+    paths of one edge) splits its capacity, so the ring rate is
+    ``min over links of capacity / (sum of the edges' fractions on it)``.
+    """
+    topo = _topology(kind, count)
+    gpu = np.asarray(topo.gpus)[_ring_gpus(kind, count, n_ranks)]
+    indptr, link, frac, latency = topo.routes(gpu, np.roll(gpu, -1))
+    load = np.bincount(link, weights=frac, minlength=topo.n_links)
+    used = load > 0
+    bw = float(np.min(np.asarray(topo.link_capacity)[used] / load[used]))
+    return bw, tuple(float(x) for x in latency)
+
+
+@functools.lru_cache(maxsize=8)
+def ib_rail_route() -> tuple[float, float]:
+    """NIC-limited bandwidth (bytes/s per direction) and latency (s) of one rail hop that
+    crosses an IB spine: GPU 0 of node 0 to GPU 0 of the first node on another leaf.
+
+    Examples
+    --------
+    >>> bw, lat = ib_rail_route()
+    >>> bw / 1e9                       # one ConnectX-7 NDR port, GB/s per direction
+    50.0
+    """
+    per_node = gpus_per_node()
+    # ib_cluster's rail-optimised leaves take radix/2 NICs, one per node and rail, so node
+    # radix/2 is the first on a second leaf of rail 0
+    per_leaf = specs.ib_switch_for_speed("ndr").ports // 2
+    topo = _topology("ib", per_leaf + 1)
+    a, b = topo.gpus[0], topo.gpus[per_leaf * per_node]
+    _, link, frac, latency = topo.routes([a], [b])
+    load = np.bincount(link, weights=frac, minlength=topo.n_links)
+    used = load > 0
+    bw = float(np.min(np.asarray(topo.link_capacity)[used] / load[used]))
+    return bw, float(latency[0])
+
+
+# --------------------------------------------------------------------------------------
+# Stages
+# --------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4096)
+def _stage(kind: str, count: int, collective: str, n_ranks: int, n_bytes: float):
+    """(time, method, bw, latency_term) of one ring collective on a buildable topology."""
+    bw, edge_lat = _ring_edges(kind, count, n_ranks)
+    closed, lat_term = ring_closed_form(collective, n_ranks, n_bytes, bw, np.array(edge_lat))
+    if n_ranks > SIM_MAX_RANKS:
+        return closed, "closed form (routes)", bw, lat_term
+    from nvlearn import sim
+
+    topo = _topology(kind, count)
+    builder = {
+        "allreduce": collectives.allreduce,
+        "reduce_scatter": collectives.reduce_scatter,
+        "allgather": collectives.allgather,
+    }[collective]
+    ranks = _ring_gpus(kind, count, n_ranks)
+    result = sim.simulate(topo, builder(n_ranks, n_bytes), ranks=ranks)
+    # the simulated time splits like the closed form: the bandwidth part is n-proportional
+    return result.time, "simulated", bw, min(lat_term, result.time)
+
+
+@functools.lru_cache(maxsize=4096)
+def _ib_stage(collective: str, n_ranks: int, n_bytes: float):
+    bw, lat = ib_rail_route()
+    time, lat_term = ring_closed_form(collective, n_ranks, n_bytes, bw, lat)
+    return time, "closed form (IB spine route)", bw, lat_term
+
+
+def _make(name, collective, fabric, n_ranks, n_bytes, timed, across=False) -> Stage:
+    time, method, bw, lat_term = timed
+    return Stage(name, collective, fabric, int(n_ranks), float(n_bytes), float(time), method,
+                 float(bw), float(lat_term), across)
+
+
+def check_fabric(fabric: str) -> str:
+    """Return ``fabric`` if it is one of :data:`FABRICS`, else raise ValueError.
+
+    Examples
+    --------
+    >>> check_fabric("nvlink_pod")
+    'nvlink_pod'
+    """
+    if fabric not in FABRICS:
+        raise ValueError(f"unknown fabric {fabric!r}; choose one of {', '.join(FABRICS)}")
+    return fabric
+
+
+def check_gpu_count(fabric: str, n_gpus: int) -> int:
+    """Validate a GPU count for ``fabric``: 1..8 in one server, else whole servers of 8
+    (whole pods of 256 beyond one pod on ``nvlink_pod``).
+
+    Examples
+    --------
+    >>> check_gpu_count("ib_cluster", 1024)
+    1024
+    """
+    check_fabric(fabric)
+    if isinstance(n_gpus, bool) or int(n_gpus) != n_gpus or n_gpus < 1:
+        raise ValueError(f"n_gpus must be a positive integer, got {n_gpus!r}")
+    n, node, pod = int(n_gpus), gpus_per_node(), gpus_per_pod()
+    if n > node and n % node:
+        raise ValueError(
+            f"n_gpus={n}: beyond one server the GPUs come in whole servers of {node}; "
+            f"use a multiple of {node}"
+        )
+    if fabric == "nvlink_pod" and n > pod and n % pod:
+        raise ValueError(
+            f"n_gpus={n}: beyond one NVLink pod ({pod} GPUs) the pods are joined by "
+            f"InfiniBand; use a multiple of {pod}"
+        )
+    return n
+
+
+def allreduce_time(fabric: str, n_gpus: int, n_bytes: float) -> CommEstimate:
+    """Time to all-reduce ``n_bytes`` per GPU over ``n_gpus`` GPUs of ``fabric``.
+
+    See the module docstring for the layout (flat ring in one island, hierarchical across
+    islands) and for which stages are simulated and which use the closed form.
+
+    Parameters
+    ----------
+    fabric : {"pcie_box", "ib_cluster", "nvlink_pod"}
+    n_gpus : int
+        1..8, then multiples of 8 (of 256 beyond one pod on ``nvlink_pod``).
+    n_bytes : float
+        Gradient bytes per GPU (parameters x bytes per gradient element).
+
+    Returns
+    -------
+    CommEstimate
+
+    Examples
+    --------
+    >>> est = allreduce_time("ib_cluster", 16, 14e9)
+    >>> for s in est.stages:
+    ...     print(s.name, "|", s.method)
+    reduce-scatter inside each node | simulated
+    all-reduce across nodes (8 rails) | simulated
+    all-gather inside each node | simulated
+    """
+    n = check_gpu_count(fabric, n_gpus)
+    if not np.isfinite(n_bytes) or n_bytes <= 0:
+        raise ValueError(f"n_bytes must be a positive number of bytes, got {n_bytes!r}")
+    nb = float(n_bytes)
+    node, pod = gpus_per_node(), gpus_per_pod()
+    if n == 1:
+        return CommEstimate(fabric, 1, nb, ())
+    box = "pcie" if fabric == "pcie_box" else "dgx"
+    box_name = "PCIe box" if box == "pcie" else "DGX H100"
+    if n <= node:
+        stage = _make("ring all-reduce", "allreduce", box_name, n, nb,
+                      _stage(box, 0, "allreduce", n, nb))
+        return CommEstimate(fabric, n, nb, (stage,))
+    if fabric == "nvlink_pod" and n <= pod:
+        stage = _make("ring all-reduce over the NVLink pod", "allreduce",
+                      f"NVLink pod ({n // node} nodes)", n, nb,
+                      _stage("pod", n // node, "allreduce", n, nb))
+        return CommEstimate(fabric, n, nb, (stage,))
+    if fabric == "nvlink_pod":
+        g, where, name = pod, ("pod", pod // node), f"NVLink pod ({pod // node} nodes)"
+        island = "pod"
+    else:
+        g, where, name, island = node, (box, 0), box_name, "node"
+    islands = n // g
+    inner_rs = _make(f"reduce-scatter inside each {island}", "reduce_scatter", name, g, nb,
+                     _stage(*where, "reduce_scatter", g, nb))
+    inner_ag = _make(f"all-gather inside each {island}", "allgather", name, g, nb,
+                     _stage(*where, "allgather", g, nb))
+    shard = nb / g
+    if fabric != "nvlink_pod" and islands <= _max_ib_nodes():
+        timed = _stage("ib", islands, "allreduce", islands, shard)
+        fab = f"IB cluster ({islands} nodes), one rail"
+    else:
+        timed = _ib_stage("allreduce", islands, shard)
+        fab = "InfiniBand NDR rails (not built)"
+    across = _make(f"all-reduce across {island}s ({g} rails)", "allreduce", fab, islands, shard,
+                   timed, across=True)
+    return CommEstimate(fabric, n, nb, (inner_rs, across, inner_ag))
