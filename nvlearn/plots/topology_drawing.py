@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
+from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyBboxPatch
 
@@ -47,7 +48,7 @@ _SHORT = {NODE_GPU: "GPU", NODE_NVSWITCH: "NVSwitch", NODE_NIC: "NIC",
           NODE_IB_SWITCH: "IB sw", NODE_PCIE_SWITCH: "PCIe sw", NODE_CPU: "CPU"}
 
 
-def _cables(topo: Topology):
+def _cables(topo: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One row per full-duplex cable: the direction with the smaller source id."""
     keep = topo.link_src < topo.link_dst
     idx = np.flatnonzero(keep)
@@ -392,7 +393,7 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
     return kinds_drawn
 
 
-def draw_topology(topo: Topology, *, max_boxes: int = 8, title: str | None = None):
+def draw_topology(topo: Topology, *, max_boxes: int = 8, title: str | None = None) -> Figure:
     """Draw a fabric: nodes by kind, cables coloured by link kind, bundles annotated.
 
     Parameters

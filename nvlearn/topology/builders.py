@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .core import (
     LINK_IB,
@@ -75,7 +76,7 @@ class FabricBuilder:
         )
 
 
-def check_count(n, what: str, minimum: int) -> int:
+def check_count(n: object, what: str, minimum: int) -> int:
     """``n`` as an int >= ``minimum``, or a ValueError that says so."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise ValueError(f"{what} must be a whole number >= {minimum}, got {n!r}")
@@ -84,7 +85,7 @@ def check_count(n, what: str, minimum: int) -> int:
     return int(n)
 
 
-def check_rate(value, what: str, *, allow_zero: bool = False) -> float:
+def check_rate(value: float, what: str, *, allow_zero: bool = False) -> float:
     """``value`` as a finite float > 0 (or >= 0), or a ValueError that says so."""
     value = float(value)
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
@@ -205,7 +206,7 @@ def fully_connected(n: int, bw_per_dir: float, latency: float = 0.0, *,
     return b.build(f"fully_connected({n})")
 
 
-def with_link_factor(topo: Topology, links, factor) -> Topology:
+def with_link_factor(topo: Topology, links: ArrayLike, factor: ArrayLike) -> Topology:
     """A copy of ``topo`` with the capacity of ``links`` multiplied by ``factor``.
 
     Factors compound with earlier ones (``topo.link_factor`` records the total). A factor of

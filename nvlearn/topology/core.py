@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..units import format_rate
 
@@ -291,7 +292,9 @@ class Topology:
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ routing
-    def routes(self, src_nodes, dst_nodes):
+    def routes(
+        self, src_nodes: ArrayLike, dst_nodes: ArrayLike
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Links, traffic fractions and latency for each (src, dst) node pair.
 
         Routing policy: all shortest paths that do not pass *through* a GPU; at each hop the

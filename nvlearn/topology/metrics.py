@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .core import Topology
 from .routing import _node_ids, _route_error, distances_to
 
 
-def injection_bw_per_dir(topo: Topology, link_kinds=None) -> np.ndarray:
+def injection_bw_per_dir(topo: Topology, link_kinds: ArrayLike | None = None) -> np.ndarray:
     """Bytes/s per direction each GPU can push into the fabric (sum of its out-links).
 
     Parameters
@@ -37,7 +38,7 @@ def injection_bw_per_dir(topo: Topology, link_kinds=None) -> np.ndarray:
     return per_node[topo.gpus]
 
 
-def _ranks(topo: Topology, ranks, what: str) -> np.ndarray:
+def _ranks(topo: Topology, ranks: ArrayLike, what: str) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(ranks))
     if arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"{what} must be a non-empty array of integer GPU ranks")
@@ -48,7 +49,7 @@ def _ranks(topo: Topology, ranks, what: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def max_flow_bw_per_dir(topo: Topology, from_ranks, to_ranks) -> float:
+def max_flow_bw_per_dir(topo: Topology, from_ranks: ArrayLike, to_ranks: ArrayLike) -> float:
     """Maximum total bytes/s that GPUs ``from_ranks`` can send to GPUs ``to_ranks`` at once.
 
     Max-flow (Dinic's algorithm) over the directed links, with an unlimited super-source
@@ -80,7 +81,8 @@ def max_flow_bw_per_dir(topo: Topology, from_ranks, to_ranks) -> float:
                   topo.gpus[a], topo.gpus[b])
 
 
-def _dinic(n: int, link_src, link_dst, capacity, sources, sinks) -> float:
+def _dinic(n: int, link_src: np.ndarray, link_dst: np.ndarray, capacity: np.ndarray,
+           sources: np.ndarray, sinks: np.ndarray) -> float:
     """Max-flow from node set ``sources`` to node set ``sinks`` (float capacities)."""
     s, t = n, n + 1
     tails = np.concatenate([link_src, np.full(len(sources), s), sinks]).astype(np.int64)
@@ -122,7 +124,8 @@ def _dinic(n: int, link_src, link_dst, capacity, sources, sinks) -> float:
             flow += pushed
 
 
-def _augment(s, t, adj, head, res, level, pointer, eps) -> float:
+def _augment(s: int, t: int, adj: list[list[int]], head: list[int], res: list[float],
+             level: list[int], pointer: list[int], eps: float) -> float:
     """Find one augmenting path in the level graph and push its bottleneck; 0 if none."""
     path: list[int] = []
     u = s
@@ -229,7 +232,7 @@ def bisection_bw_bidir(topo: Topology, n_random: int = 4, seed: int = 0) -> floa
     return float(best)
 
 
-def _pairs(topo: Topology, src, dst) -> tuple[np.ndarray, np.ndarray, bool]:
+def _pairs(topo: Topology, src: ArrayLike, dst: ArrayLike) -> tuple[np.ndarray, np.ndarray, bool]:
     scalar = np.ndim(src) == 0 and np.ndim(dst) == 0
     s = _node_ids(topo, src, "src")
     d = _node_ids(topo, dst, "dst")
@@ -237,7 +240,7 @@ def _pairs(topo: Topology, src, dst) -> tuple[np.ndarray, np.ndarray, bool]:
     return s, d, scalar
 
 
-def hops(topo: Topology, src, dst):
+def hops(topo: Topology, src: ArrayLike, dst: ArrayLike) -> int | np.ndarray:
     """Links on a shortest routed path from node ``src`` to node ``dst`` (0 if equal).
 
     Parameters
@@ -269,7 +272,8 @@ def hops(topo: Topology, src, dst):
     return int(out[0]) if scalar else out
 
 
-def path_diversity(topo: Topology, src, dst, *, physical: bool = False):
+def path_diversity(topo: Topology, src: ArrayLike, dst: ArrayLike, *,
+                   physical: bool = False) -> int | np.ndarray:
     """Number of distinct shortest routed paths from node ``src`` to node ``dst``.
 
     Paths through dead (zero-capacity) links are not counted. With ``physical=False``

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._jit import njit
 
@@ -180,7 +181,7 @@ def _expand(uindptr, ulink, ufrac, inverse, indptr):
     return link, frac
 
 
-def _node_ids(topo: Topology, nodes, what: str) -> np.ndarray:
+def _node_ids(topo: Topology, nodes: ArrayLike, what: str) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(nodes))
     if arr.ndim != 1:
         raise ValueError(f"{what} must be a 1-D array of node ids, got shape {arr.shape}")
@@ -214,7 +215,9 @@ def _route_error(topo: Topology, code: int, src: int, dst: int, link: int) -> Va
     )
 
 
-def route_pairs(topo: Topology, src_nodes, dst_nodes):
+def route_pairs(
+    topo: Topology, src_nodes: ArrayLike, dst_nodes: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Route pairs of node ids (see :meth:`Topology.routes`); also returns hop counts.
 
     Each distinct (src, dst) pair is routed once and the result expanded back.
