@@ -9,6 +9,13 @@
 Per-link latencies come from ``specs.latency``: a link that leaves a switch carries that
 switch's traversal time plus the hop itself, so a transfer's latency is the sum over the
 links it crosses.
+
+Node names (stable; SHARP / NVLS schedules name their switch participants with them):
+``gpu{i}`` and ``nvswitch{p}`` in :func:`dgx_h100`; with a ``n{node}.`` prefix inside the
+nodes of :func:`nvlink_pod` and :func:`ib_cluster` (``n3.gpu5``, ``n3.nvswitch0``,
+``n3.pcie5``, ``n3.nic5``); ``nvls{box}.chip{c}`` for the pod's second level;
+``leaf.r{rail}.{j}`` and ``spine{k}`` in the InfiniBand fabric; ``gpu{i}``, ``pcie{k}``
+and ``cpu`` in :func:`pcie_box`.
 """
 
 from __future__ import annotations
