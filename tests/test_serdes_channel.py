@@ -125,3 +125,21 @@ def test_bad_input_raises_value_error(kwargs, match):
     n = args.pop("n_symbols")
     with pytest.raises(ValueError, match=match):
         channel.simulate_link(n, **args)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(loss_db=8), dict(loss_db=5, jitter_ui=0.1), dict(loss_db=12, jitter_ui=0.2, dfe_taps=3)],
+)
+def test_closed_form_channel_matches_stepped_channel(kwargs):
+    """Outside the eye window the RC jumps segment to segment; inside it steps sub-samples.
+
+    With negligible noise the decisions depend only on symbols and jitter (drawn first, the
+    same in both runs), so the two ways of integrating the channel must decide alike.
+    """
+    stepped = channel.simulate_link(20_000, "PAM4", snr_db=150, seed=5, eye_symbols=20_000,
+                                    **kwargs)
+    jumped = channel.simulate_link(20_000, "PAM4", snr_db=150, seed=5, eye_symbols=16, **kwargs)
+    assert stepped.symbol_errors > 100
+    assert stepped.symbol_errors == jumped.symbol_errors
+    assert stepped.bit_errors == jumped.bit_errors

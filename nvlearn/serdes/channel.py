@@ -132,11 +132,49 @@ def _equaliser(h: np.ndarray, order: int, sigma: float, ffe_taps: int, dfe_taps:
 
 
 @njit
+def _segment_bounds(edge_in, edge_out, sps):
+    """Sub-samples of a UI still on the previous level, and the first one on the next level.
+
+    Sub-sample s spans [s, s+1) / sps of the UI; its input is the previous symbol while its
+    midpoint precedes this UI's (jittered) edge, and the next symbol once its midpoint passes
+    the next UI's edge.
+    """
+    n_prev = min(max(math.ceil(edge_in * sps - 0.5), 0), sps)
+    first_next = min(max(math.ceil((1.0 + edge_out) * sps - 0.5), n_prev), sps)
+    return n_prev, first_next
+
+
+@njit
+def _settle(y, n_prev, first_next, steps, a_prev, a_cur, a_next, alpha_pow):
+    """The RC state after the first ``steps`` sub-samples of a UI, in closed form.
+
+    Over m sub-samples of constant input x the state moves to x + (y - x) alpha^m.
+    """
+    m = min(steps, n_prev)
+    y = a_prev + (y - a_prev) * alpha_pow[m]
+    m = min(steps, first_next) - n_prev
+    if m > 0:
+        y = a_cur + (y - a_cur) * alpha_pow[m]
+    m = steps - first_next
+    if m > 0:
+        y = a_next + (y - a_next) * alpha_pow[m]
+    return y
+
+
+@njit
 def _link_kernel(n, order, rng, sigma, jitter_ui, alpha, sps, s_dec, ffe, dfe, gain, n_eye):
-    """Run n symbols; return sent and decided level indices and the first n_eye UIs' waveform."""
+    """Run n symbols; return sent and decided level indices and the first n_eye UIs' waveform.
+
+    The first n_eye UIs are stepped sub-sample by sub-sample (noise on every sample, for
+    the eye); after that only the decision sample is needed, and the channel state jumps
+    from segment to segment in closed form.
+    """
     levels = np.empty(order)
     for i in range(order):
         levels[i] = (2.0 * i - (order - 1)) / (order - 1)
+    alpha_pow = np.empty(sps + 1)
+    for m in range(sps + 1):
+        alpha_pow[m] = alpha**m
     sent = np.empty(n, dtype=np.int64)
     for k in range(n):
         sent[k] = rng.integers(0, order)
@@ -153,18 +191,19 @@ def _link_kernel(n, order, rng, sigma, jitter_ui, alpha, sps, s_dec, ffe, dfe, g
     y = levels[sent[0]]
     for k in range(n):
         a_prev = levels[sent[k - 1]] if k > 0 else levels[sent[0]]
-        a_next = levels[sent[k + 1]] if k + 1 < n else levels[sent[k]]
+        a_cur = levels[sent[k]]
+        a_next = levels[sent[k + 1]] if k + 1 < n else a_cur
+        n_prev, first_next = _segment_bounds(edge[k], edge[k + 1], sps)
         row = k % nf
-        for s in range(sps):
-            mid = (s + 0.5) / sps
-            x = levels[sent[k]]
-            if mid < edge[k]:
-                x = a_prev
-            elif mid >= 1.0 + edge[k + 1]:
-                x = a_next
-            y = x + (y - x) * alpha
-            if k < n_eye or s == s_dec:
+        if k < n_eye:
+            for s in range(sps):
+                x = a_prev if s < n_prev else (a_next if s >= first_next else a_cur)
+                y = x + (y - x) * alpha
                 rx[row, s] = y + sigma * rng.standard_normal()
+        else:
+            y_dec = _settle(y, n_prev, first_next, s_dec + 1, a_prev, a_cur, a_next, alpha_pow)
+            rx[row, s_dec] = y_dec + sigma * rng.standard_normal()
+            y = _settle(y, n_prev, first_next, sps, a_prev, a_cur, a_next, alpha_pow)
         feedback = 0.0
         for j in range(nd):
             if k - 1 - j >= 0:
