@@ -1,0 +1,71 @@
+"""Benchmark: the notebook-01 explorer (SGDExplorer) update latency, 50 updates.
+
+Each update sets one control (cycling through GPU counts, fabrics, overlap and model size,
+as a learner clicking around would) and times the full re-render: step-time model, all-reduce
+estimate (cached after the first visit of a configuration) and the matplotlib figure.
+Prints the first (cold) update, median and p95 of the 50. Target: p95 < 0.5 s.
+Run: ``python benchmarks/bench_sgd_widget.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+
+N_UPDATES = 50
+TARGET_P95_S = 0.5
+
+
+def _moves():
+    """50 control changes that visit every fabric, overlap setting and several scales."""
+    from nvlearn.sgd.steptime import SCALING_GPUS
+
+    fabrics = ("nvlink_pod", "pcie_box", "ib_cluster")
+    models = ("70B", "7B", "13B")
+    moves = []
+    for i in range(N_UPDATES):
+        kind = i % 4
+        if kind == 0:
+            moves.append({"workers": SCALING_GPUS[(3 * i) % len(SCALING_GPUS)]})
+        elif kind == 1:
+            moves.append({"fabric": fabrics[i % 3]})
+        elif kind == 2:
+            moves.append({"overlap": bool(i % 8 == 2)})
+        else:
+            moves.append({"model": models[i % 3]})
+    return moves
+
+
+def main() -> None:
+    t0 = time.perf_counter()
+    from nvlearn.widgets.sgd import SGDExplorer
+
+    ex = SGDExplorer()
+    build_s = time.perf_counter() - t0
+    times = []
+    for values in _moves():
+        t = time.perf_counter()
+        ex.set(**values)
+        times.append(time.perf_counter() - t)
+    times_sorted = sorted(times)
+    p95 = times_sorted[int(round(0.95 * (len(times) - 1)))]
+    verdict = "ok" if p95 < TARGET_P95_S else "SLOW"
+    print(
+        f"bench_sgd_widget: {len(times)} updates: first {times[0] * 1e3:.0f} ms, median "
+        f"{statistics.median(times) * 1e3:.0f} ms, p95 {p95 * 1e3:.0f} ms, max "
+        f"{max(times) * 1e3:.0f} ms (target p95 < {TARGET_P95_S:g} s: {verdict}); "
+        f"import + first render {build_s:.2f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()

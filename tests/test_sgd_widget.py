@@ -1,0 +1,49 @@
+"""Notebook 01 figures, explorer and self-checks."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from nvlearn.check import nb01
+from nvlearn.plots import sgd as plots
+from nvlearn.sgd import History, idle_cost, scaling, step_time
+from nvlearn.sgd.steptime import DDP_BUCKET_BYTES
+from nvlearn.widgets.sgd import SGDExplorer
+
+
+def test_explorer_renders_a_default_and_follows_its_controls():
+    ex = SGDExplorer()
+    assert ex.figure is not None and "1,024 GPUs" in ex.text
+    ex.set(workers=8192, fabric="pcie_box", overlap=False, model="70B")
+    assert "70B on 8,192 GPUs" in ex.text and "PCIe box" in ex.text
+    st = step_time(70e9, 8192, "pcie_box")
+    assert f"scaling efficiency {100 * st.efficiency:.1f} %" in ex.text
+    with pytest.raises(ValueError, match="unknown control"):
+        ex.set(gpus=8)
+
+
+def test_figures_have_labelled_axes():
+    steps = scaling(7e9, "ib_cluster", (8, 64, 512))
+    wall = plots.wall_figure({("7B", "ib_cluster", False): steps})
+    assert "GPUs" in wall.axes[0].get_xlabel() and "%" in wall.axes[0].get_ylabel()
+    tl = plots.timeline_figure(step_time(7e9, 512, "nvlink_pod", overlap=True))
+    assert "time within one step" in tl.axes[0].get_xlabel()
+    cost = plots.idle_cost_figure({("ib_cluster", True): [idle_cost(s) for s in steps]}, 1e12,
+                                  "7B")
+    assert "GPU-hours" in cost.axes[0].get_ylabel()
+    h = History(1, 8, 0.1, "float64", step_loss=[2.0, 1.0, 0.5])
+    h2 = History(2, 8, 0.1, "float64", step_loss=[2.0, 1.0, 0.5 + 1e-16])
+    curves = plots.training_curves_figure({"a": h, "b": h2})
+    assert "loss" in curves.axes[0].get_ylabel()
+
+
+def test_self_checks_accept_the_reference_and_reject_a_slip():
+    assert nb01.ring_bytes_per_gpu(2 * 255 / 256 * 140)
+    assert not nb01.ring_bytes_per_gpu(140)
+    assert nb01.bucket_count(math.ceil(14e9 / DDP_BUCKET_BYTES))
+    assert not nb01.bucket_count(14e9 / 25e6)
+    assert nb01.bigger_batch_effect("up") and not nb01.bigger_batch_effect("same")
+    assert not nb01.dgx_allreduce_ms(2 * 7 / 8 * 14e9 / 900e9 * 1e3)   # the bidirectional slip
+    assert "not yet" in repr(nb01.compute_seconds(None))
