@@ -2,6 +2,8 @@
 
 * :mod:`~nvlearn.topology.core` — the :class:`Topology` and the node / link kind constants.
 * :mod:`~nvlearn.topology.routing` — shortest paths with capacity-weighted splits (numba).
+* :mod:`~nvlearn.topology.policy` — routing policies: that adaptive split, or static
+  hash-based ECMP (one path per flow) via :func:`with_routing`.
 * :mod:`~nvlearn.topology.builders` — generic fabrics and :func:`with_link_factor`.
 * :mod:`~nvlearn.topology.fabrics` — real fabrics from the hardware catalogue: the DGX H100
   box, the 256-GPU NVLink Switch System pod, an InfiniBand rail-optimised fat tree, a PCIe box.
@@ -43,6 +45,12 @@ from .metrics import (
     max_flow_bw_per_dir,
     path_diversity,
 )
+from .policy import (
+    ROUTING_POLICIES,
+    expected_colliding_flows,
+    expected_distinct_paths,
+    with_routing,
+)
 
 __all__ = [
     "LINK_ETH",
@@ -60,10 +68,13 @@ __all__ = [
     "NODE_NVSWITCH",
     "NODE_PCIE_SWITCH",
     "Path",
+    "ROUTING_POLICIES",
     "Topology",
     "bisection_bw_bidir",
     "bisection_candidates",
     "dgx_h100",
+    "expected_colliding_flows",
+    "expected_distinct_paths",
     "fully_connected",
     "hops",
     "ib_cluster",
@@ -75,4 +86,5 @@ __all__ = [
     "ring",
     "single_switch",
     "with_link_factor",
+    "with_routing",
 ]

@@ -254,5 +254,6 @@ def with_link_factor(topo: Topology, links: ArrayLike, factor: ArrayLike) -> Top
         node_box=topo.node_box, node_tier=topo.node_tier, node_plane=topo.node_plane,
         gpus=topo.gpus, link_src=topo.link_src, link_dst=topo.link_dst,
         link_capacity=capacity, link_latency=topo.link_latency, link_count=topo.link_count,
-        link_kind=topo.link_kind, link_factor=total,
+        link_kind=topo.link_kind, link_factor=total, routing=topo.routing,
+        routing_seed=topo.routing_seed,
     )

@@ -111,6 +111,12 @@ class Topology:
     link_factor : array of float64, optional
         Degradation applied to the nominal capacity (1 = healthy, the default); set by
         :func:`~nvlearn.topology.with_link_factor`.
+    routing : str, optional
+        Routing policy of :meth:`routes`: ``"adaptive"`` (the default; spread over every
+        shortest path) or ``"static"`` (hash-based ECMP, one path per flow); set by
+        :func:`~nvlearn.topology.with_routing`.
+    routing_seed : int, optional
+        Seed of the static hash (ignored by ``"adaptive"``).
 
     Examples
     --------
@@ -134,6 +140,8 @@ class Topology:
     link_count: np.ndarray
     link_kind: np.ndarray
     link_factor: np.ndarray | None = None
+    routing: str = "adaptive"
+    routing_seed: int = 0
     # derived adjacency (CSR), filled in __post_init__
     _out_indptr: np.ndarray = field(init=False)
     _out_link: np.ndarray = field(init=False)
@@ -202,6 +210,12 @@ class Topology:
             raise ValueError("link_count must be >= 1 (physical links bundled per directed link)")
         if not np.isin(self.link_kind, np.arange(len(LINK_KIND_NAMES))).all():
             raise ValueError(f"link_kind values must be in 0..{len(LINK_KIND_NAMES) - 1}")
+
+        from .policy import check_policy
+
+        routing, seed = check_policy(self.routing, self.routing_seed)
+        put(self, "routing", routing)
+        put(self, "routing_seed", seed)
 
         put(self, "gpus", _readonly(self.gpus, np.int32, "gpus"))
         gpu_nodes = np.flatnonzero(self.node_kind == NODE_GPU)
@@ -289,6 +303,9 @@ class Topology:
             "physical full-duplex links" + (f"; {dead} degraded" if dead else ""),
             f"  injection per GPU: {injection} per direction",
         ]
+        if self.routing != "adaptive":
+            lines.append(f"  routing: {self.routing} hash (seed {self.routing_seed}), one path "
+                         "per flow")
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ routing
@@ -297,9 +314,12 @@ class Topology:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Links, traffic fractions and latency for each (src, dst) node pair.
 
-        Routing policy: all shortest paths that do not pass *through* a GPU; at each hop the
-        traffic splits in proportion to the capacity of the next-hop links (the fluid
-        picture of adaptive routing / packet spraying over NVSwitch planes and ECMP).
+        Routing policy (``routing="adaptive"``, the default): all shortest paths that do not
+        pass *through* a GPU; at each hop the traffic splits in proportion to the capacity of
+        the next-hop links (the fluid picture of adaptive routing / packet spraying over
+        NVSwitch planes and ECMP). With ``routing="static"`` (see
+        :func:`~nvlearn.topology.with_routing`) each pair takes one of those shortest paths,
+        picked hop by hop by a seeded hash, with fraction 1 on each of its links.
 
         Parameters
         ----------
@@ -327,9 +347,15 @@ class Topology:
         >>> [topo.link_label(k) for k in link], frac.tolist(), latency.tolist()
         (['gpu0 -> switch', 'switch -> gpu1'], [1.0, 1.0], [2e-06])
         """
-        from .routing import route_pairs
+        if self.routing == "static":
+            from .policy import static_route_pairs
 
-        indptr, link, frac, latency, _ = route_pairs(self, src_nodes, dst_nodes)
+            indptr, link, frac, latency, _ = static_route_pairs(self, src_nodes, dst_nodes,
+                                                                self.routing_seed)
+        else:
+            from .routing import route_pairs
+
+            indptr, link, frac, latency, _ = route_pairs(self, src_nodes, dst_nodes)
         return indptr, link, frac, latency
 
     def paths(self, src: int, dst: int) -> list[Path]:
@@ -344,6 +370,10 @@ class Topology:
         >>> [(p.nodes, p.weight) for p in topo.paths(0, 2)]
         [((0, 3, 2), 1.0)]
         """
+        if self.routing == "static":
+            from .policy import static_path
+
+            return [static_path(self, src, dst, self.routing_seed)]
         from .routing import explicit_paths
 
         return explicit_paths(self, src, dst)
