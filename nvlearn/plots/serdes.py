@@ -73,7 +73,8 @@ def eye_diagram(result: LinkResult, ax=None):
         1.03,
         0.5,
         f"measured BER\n{_sci(result.ber)}\n95 % interval\n[{_sci(lo)},\n {_sci(hi)}]\n"
-        f"{result.bit_errors} errors in\n{result.n_bits:.2g} bits\n\n"
+        f"{result.bit_errors} bit error{'' if result.bit_errors == 1 else 's'} in\n"
+        f"{result.n_bits:.2g} bits\n\n"
         f"theory, noise\nonly (no ISI):\n{_sci(result.ber_theory)}",
         transform=ax.transAxes,
         va="center",

@@ -23,7 +23,8 @@ def link_summary(result: LinkResult) -> str:
     lo, hi = result.ber_interval
     lines = [
         f"{result.modulation}, {result.n_symbols} symbols: measured BER {result.ber:.3g} "
-        f"({result.bit_errors} bit errors), 95 % interval [{lo:.2g}, {hi:.2g}]",
+        f"({result.bit_errors} bit error{'' if result.bit_errors == 1 else 's'}), "
+        f"95 % interval [{lo:.2g}, {hi:.2g}]",
         f"theory for Gaussian noise alone (no ISI) at {result.snr_db:g} dB: "
         f"BER {result.ber_theory:.3g}, SER {result.ser_theory:.3g}",
         f"sampling {result.sample_time_ui:.3g} UI into each symbol; "
