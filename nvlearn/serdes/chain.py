@@ -31,6 +31,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from nvlearn import specs
 from nvlearn.serdes.pam import bits_per_symbol, modulation_name
 from nvlearn.units import per_dir_to_bidir
 
@@ -368,8 +369,6 @@ def catalogue_overhead(name: str) -> Overhead | None:
     >>> catalogue_overhead("RS(544,514)").name, catalogue_overhead("128b/130b").name
     ('RS(544,514)', '128b/130b')
     """
-    from nvlearn import specs
-
     if name.startswith("RS("):
         code = specs.fec(name)
         return reed_solomon(code.n, code.k)
@@ -388,8 +387,6 @@ def nvlink_chain(generation: int) -> BandwidthChain:
     >>> c.raw_lane_rate * 8 / 1e9, c.lane_payload_rate * 8 / 1e9, c.gpu_bw_bidir / 1e9
     (106.25, 100.0, 900.0)
     """
-    from nvlearn import specs
-
     gen = specs.nvlink(generation)
     codes = [catalogue_overhead(name) for name in NVLINK_CODES[gen.generation]]
     return bandwidth_chain(
@@ -412,8 +409,6 @@ def pcie_chain(generation: int, lanes: int | None = None) -> BandwidthChain:
     >>> round(pcie_chain(5).gpu_bw_per_dir / 1e9, 2), round(pcie_chain(6).gpu_bw_per_dir / 1e9)
     (63.02, 118)
     """
-    from nvlearn import specs
-
     gen = specs.pcie(generation)
     codes = [catalogue_overhead(gen.encoding)]
     if gen.flit_bytes is not None and gen.flit_payload_bytes is not None:
@@ -459,8 +454,6 @@ def nvlink_vs_pcie(nvlink_generation: int = 4, pcie_generation: int = 5) -> list
     >>> round(rows[0].ratio, 2)
     7.03
     """
-    from nvlearn import specs
-
     nv_gen, pc_gen = specs.nvlink(nvlink_generation), specs.pcie(pcie_generation)
     nv, pc = nvlink_chain(nvlink_generation), pcie_chain(pcie_generation)
     pc_slot = f"PCIe {pc_gen.generation} x{pc_gen.lanes}"

@@ -2,8 +2,8 @@
 
 A Reed-Solomon code RS(n, k) over m-bit symbols appends n - k parity symbols to k data
 symbols and corrects any t = (n - k) // 2 symbol errors in the n-symbol codeword. The
-"KP4" code of 100G-per-lane Ethernet, InfiniBand and NVLink-class PHYs is RS(544,514) with
-10-bit symbols: 5440-bit codewords, t = 15.
+"KP4" code of 100G-per-lane Ethernet and InfiniBand PHYs (and, judging by its published
+rates, of NVLink 4) is RS(544,514) with 10-bit symbols: 5440-bit codewords, t = 15.
 
 With independent bit errors at rate p (the pre-FEC BER), a symbol is wrong with probability
 p_s = 1 - (1 - p)^m, the number of wrong symbols in a codeword is Binomial(n, p_s), and the
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nvlearn import specs
 from nvlearn._jit import njit
 from nvlearn.serdes.chain import Overhead, reed_solomon
 from nvlearn.serdes.stats import wilson_interval
@@ -96,8 +97,6 @@ def catalogue_code(name: str = "RS(544,514)") -> RSCode:
     >>> catalogue_code("RS(544,514)").t
     15
     """
-    from nvlearn import specs
-
     spec = specs.fec(name)
     code = RSCode(spec.n, spec.k, spec.symbol_bits)
     if code.t != spec.t:
