@@ -1,0 +1,292 @@
+"""``simulate(topology, schedule)``: map participants to nodes, route, validate, run the engine."""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .engine import run
+from .result import SimResult, Timeline
+
+#: Events closer than this (relative to the current time) are processed as one batch.
+BATCH_RTOL = 1e-12
+
+
+def participant_nodes(topology, schedule, ranks: Sequence[int] | None = None) -> np.ndarray:
+    """Topology node id of each schedule participant.
+
+    Rank ``r`` runs on GPU ``ranks[r]`` (node ``topology.gpus[ranks[r]]``); by default rank
+    ``r`` on GPU ``r``. A switch participant (SHARP / NVLS) is the topology node whose name
+    equals its role: its traffic is modelled as ordinary flows to and from that switch
+    (in-switch reduction and multicast are not modelled yet).
+
+    Examples
+    --------
+    >>> from nvlearn.topology import single_switch
+    >>> from nvlearn.collectives import allreduce
+    >>> participant_nodes(single_switch(4, 1e9), allreduce(2, 1e6), ranks=[3, 1]).tolist()
+    [3, 1]
+    """
+    n_gpus = int(topology.n_gpus)
+    n_ranks = int(schedule.n_ranks)
+    if ranks is None:
+        if n_ranks > n_gpus:
+            raise ValueError(
+                f"the schedule has {n_ranks} ranks but {topology.name!r} has only {n_gpus} "
+                "GPUs; build the schedule for at most that many ranks"
+            )
+        gpu_of_rank = np.arange(n_ranks)
+    else:
+        gpu_of_rank = np.asarray(ranks)
+        if gpu_of_rank.shape != (n_ranks,) or not np.issubdtype(gpu_of_rank.dtype, np.integer):
+            raise ValueError(
+                f"ranks must list one GPU index (an int) per rank of the schedule "
+                f"({n_ranks}), got {np.shape(ranks)} entries"
+            )
+        bad = np.flatnonzero((gpu_of_rank < 0) | (gpu_of_rank >= n_gpus))
+        if bad.size:
+            raise ValueError(
+                f"ranks[{bad[0]}] = {gpu_of_rank[bad[0]]} is not a GPU of {topology.name!r} "
+                f"(GPUs 0..{n_gpus - 1})"
+            )
+        if np.unique(gpu_of_rank).size != n_ranks:
+            raise ValueError("ranks must place every rank on a different GPU")
+    nodes = np.empty(schedule.n_participants, dtype=np.int64)
+    nodes[:n_ranks] = np.asarray(topology.gpus)[gpu_of_rank]
+    for k, role in enumerate(schedule.participant_role):
+        nodes[n_ranks + k] = _switch_node(topology, role)
+    return nodes
+
+
+def _switch_node(topology, role: str) -> int:
+    """The node a switch participant's role names (hook for SHARP / NVLS)."""
+    try:
+        return topology.node_name.index(role)
+    except ValueError:
+        raise ValueError(
+            f"switch participant {role!r} is not a node of {topology.name!r}; its role must "
+            "be the name of a switch node (see topology.node_name)"
+        ) from None
+
+
+def effective_capacity(topology, link_factor=None) -> np.ndarray:
+    """Link capacities (bytes/s per direction) after an optional per-link factor.
+
+    ``link_factor`` is a mapping ``{link: factor}`` or an array with one factor per link
+    (1 = healthy, 0.5 = half speed, 0 = dead).
+
+    Examples
+    --------
+    >>> from nvlearn.topology import single_switch
+    >>> effective_capacity(single_switch(2, 100e9), {0: 0.5}).tolist()
+    [50000000000.0, 100000000000.0, 100000000000.0, 100000000000.0]
+    """
+    cap = np.array(topology.link_capacity, dtype=np.float64)
+    if link_factor is None:
+        return cap
+    n = cap.size
+    if isinstance(link_factor, Mapping):
+        factor = np.ones(n)
+        for link, f in link_factor.items():
+            if not (isinstance(link, (int, np.integer)) and 0 <= link < n):
+                raise ValueError(f"link_factor names link {link!r}; links are 0..{n - 1}")
+            factor[int(link)] = f
+    else:
+        factor = np.asarray(link_factor, dtype=np.float64)
+        if factor.shape != (n,):
+            raise ValueError(
+                f"link_factor needs one factor per link ({n}), got shape {factor.shape}; or "
+                "pass a dict {link: factor}"
+            )
+    if not (np.isfinite(factor).all() and (factor >= 0).all()):
+        raise ValueError("link factors must be finite and >= 0 (1 = healthy, 0 = dead)")
+    return cap * factor
+
+
+def op_routes(topology, schedule, nodes: np.ndarray):
+    """Route every op: one route per distinct (src node, dst node) pair.
+
+    Returns
+    -------
+    op_path : ndarray of int32, shape (n_ops,)
+        Index of each op's route.
+    indptr, link, frac, latency : ndarray
+        The routes, as :meth:`Topology.routes` returns them.
+    """
+    src = nodes[schedule.op_src]
+    dst = nodes[schedule.op_dst]
+    n_nodes = int(topology.n_nodes)
+    key = src * n_nodes + dst
+    if n_nodes * n_nodes <= 1 << 24:
+        present = np.zeros(n_nodes * n_nodes, dtype=np.bool_)
+        present[key] = True
+        pairs = np.flatnonzero(present)
+        index = np.cumsum(present, dtype=np.int64) - 1
+        op_path = index[key].astype(np.int32)
+    else:
+        pairs, op_path = np.unique(key, return_inverse=True)
+        op_path = op_path.reshape(-1).astype(np.int32)
+    indptr, link, frac, latency = topology.routes(pairs // n_nodes, pairs % n_nodes)
+    return (
+        op_path,
+        np.ascontiguousarray(indptr, dtype=np.int64),
+        np.ascontiguousarray(link, dtype=np.int32),
+        np.ascontiguousarray(frac, dtype=np.float64),
+        np.ascontiguousarray(latency, dtype=np.float64),
+    )
+
+
+def _check_routes(topology, capacity, indptr, link, frac, latency, src, dst) -> None:
+    names = topology.node_name
+
+    def pair(path):
+        return f"{names[src[path]]} -> {names[dst[path]]}"
+
+    if link.size and (link.min() < 0 or link.max() >= capacity.size):
+        raise ValueError("topology.routes returned a link id outside the topology")
+    owner = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    bad = np.flatnonzero(~np.isfinite(frac) | (frac <= 0))
+    if bad.size:
+        raise ValueError(f"route {pair(owner[bad[0]])} puts fraction {frac[bad[0]]} on a link; "
+                         "fractions must be finite and > 0")
+    bad = np.flatnonzero(~np.isfinite(latency) | (latency < 0))
+    if bad.size:
+        raise ValueError(f"route {pair(bad[0])} has latency {latency[bad[0]]} s")
+    bad = np.flatnonzero(~(capacity[link] > 0) | ~np.isfinite(capacity[link]))
+    if bad.size:
+        lk = int(link[bad[0]])
+        label = f"{names[topology.link_src[lk]]} -> {names[topology.link_dst[lk]]}"
+        raise ValueError(
+            f"link {lk} ({label}) has capacity {capacity[lk]} bytes/s but traffic "
+            f"{pair(owner[bad[0]])} must cross it, so it would never arrive; give the link a "
+            "small positive factor (e.g. 0.01) to model a badly degraded link, or let routing "
+            "avoid it with nvlearn.topology.with_link_factor"
+        )
+
+
+def _first_width(op_bytes: np.ndarray, capacity: np.ndarray, n_bins: int) -> float:
+    """A power-of-two bin width no longer than (a lower bound on the makespan) / n_bins."""
+    fastest = float(capacity[np.isfinite(capacity)].max(initial=0.0))
+    bound = float(op_bytes.max(initial=0.0)) / fastest if fastest > 0 else 1.0
+    bound = bound if bound > 0 else 1e-9
+    return 2.0 ** math.floor(math.log2(bound / n_bins))
+
+
+def simulate(topology, schedule, *, ranks: Sequence[int] | None = None, link_factor=None,
+             timeline_bins: int = 128) -> SimResult:
+    """Run ``schedule`` on ``topology`` with the flow-level engine; returns a SimResult.
+
+    Every op is a fluid flow along its route (:meth:`Topology.routes`); flows sharing a
+    link get weighted max-min fair rates, recomputed whenever a transfer starts or ends;
+    an op starts when its dependencies are met (plus its delay), and its data arrives
+    the route's latency after the transfer ends. See :mod:`nvlearn.sim.engine`.
+
+    Parameters
+    ----------
+    topology : Topology
+    schedule : Schedule
+    ranks : sequence of int, optional
+        GPU index for each rank (default: rank r on GPU r).
+    link_factor : dict {link: factor} or array, optional
+        Multiplies link capacities for this run only. Routes stay those of the healthy
+        fabric (static routing: traffic keeps its share on a slow link); use
+        :func:`nvlearn.topology.with_link_factor` for routing that adapts to the factor.
+    timeline_bins : int
+        Bins of the utilisation timeline (even, >= 2).
+
+    Returns
+    -------
+    SimResult
+
+    Raises
+    ------
+    ValueError
+        Schedule and topology do not fit, a route must cross a zero-capacity link, or some
+        ops can never start (cyclic dependencies).
+
+    Examples
+    --------
+    >>> from nvlearn.topology import single_switch
+    >>> from nvlearn.collectives import allreduce
+    >>> res = simulate(single_switch(4, bw_per_dir=100e9), allreduce(4, 1e9))
+    >>> print(f"{res.time * 1e3:.3f} ms")        # 2 (p-1)/p * n / B = 1.5 GB / 100 GB/s
+    15.000 ms
+    """
+    if isinstance(timeline_bins, bool) or not isinstance(timeline_bins, (int, np.integer)):
+        raise ValueError(f"timeline_bins must be an even int >= 2, got {timeline_bins!r}")
+    if timeline_bins < 2 or timeline_bins % 2:
+        raise ValueError(f"timeline_bins must be an even int >= 2, got {timeline_bins}")
+    t_start = _time.perf_counter()
+    nodes = participant_nodes(topology, schedule, ranks)
+    capacity = effective_capacity(topology, link_factor)
+    op_path, indptr, link, frac, latency = op_routes(topology, schedule, nodes)
+    src_node = nodes[schedule.op_src]
+    dst_node = nodes[schedule.op_dst]
+    first = np.zeros(indptr.size - 1, dtype=np.int64)
+    first[op_path[::-1]] = np.arange(op_path.size - 1, -1, -1)
+    _check_routes(topology, capacity, indptr, link, frac, latency, src_node[first],
+                  dst_node[first])
+    t_routes = _time.perf_counter()
+
+    op_bytes = np.ascontiguousarray(schedule.op_bytes, dtype=np.float64)
+    (ready, start, sent, end, pending, link_bytes, busy, bins, width, send_busy, recv_busy,
+     n_events, n_batches) = run(
+        capacity, op_bytes, np.ascontiguousarray(schedule.op_delay, dtype=np.float64), op_path,
+        np.ascontiguousarray(schedule.op_src, dtype=np.int32),
+        np.ascontiguousarray(schedule.op_dst, dtype=np.int32), indptr, link, frac, latency,
+        np.ascontiguousarray(schedule.dep_indptr, dtype=np.int64),
+        np.ascontiguousarray(schedule.dep_op, dtype=np.int32),
+        np.ascontiguousarray(schedule.dep_kind, dtype=np.int8), int(schedule.n_participants),
+        int(timeline_bins), _first_width(op_bytes, capacity, timeline_bins), BATCH_RTOL,
+    )
+    t_engine = _time.perf_counter()
+
+    never = np.flatnonzero(np.isnan(start))
+    if never.size:
+        i = int(never[0])
+        raise ValueError(
+            f"{never.size} ops never started (for example op {i}, still waiting for "
+            f"{int(pending[i])} of its dependencies): the dependencies are cyclic or wait "
+            "for an op that never finishes; check the schedule with nvlearn.schedule.validate"
+        )
+    stuck = np.flatnonzero(np.isnan(end))
+    if stuck.size:
+        raise ValueError(f"{stuck.size} transfers never finished (for example op {stuck[0]})")
+    n_links = capacity.size
+    n_part = int(schedule.n_participants)
+    timeline = Timeline(
+        bin_width=float(width),
+        link_bytes=bins[:n_links],
+        op_bytes=bins[n_links],
+        active_ops=bins[n_links + 1] / width,
+        link_capacity=capacity,
+    )
+    return SimResult(
+        topology=topology,
+        schedule=schedule,
+        participant_node=nodes,
+        time=float(end.max(initial=0.0)),
+        op_ready=ready,
+        op_start=start,
+        op_sent=sent,
+        op_end=end,
+        op_path=op_path,
+        path_indptr=indptr,
+        path_link=link,
+        path_frac=frac,
+        path_latency=latency,
+        link_capacity=capacity,
+        link_bytes=link_bytes,
+        link_busy_time=busy,
+        rank_bytes_sent=np.bincount(schedule.op_src, weights=op_bytes, minlength=n_part),
+        rank_bytes_received=np.bincount(schedule.op_dst, weights=op_bytes, minlength=n_part),
+        rank_send_busy_time=send_busy,
+        rank_recv_busy_time=recv_busy,
+        timeline=timeline,
+        n_events=int(n_events),
+        n_batches=int(n_batches),
+        wall_time={"routes": t_routes - t_start, "engine": t_engine - t_routes},
+    )

@@ -1,0 +1,84 @@
+"""An indexed binary min-heap of op times on flat arrays (numba), for the event-driven engine.
+
+Every op is in the heap at most once — waiting to start, or transferring and waiting to end
+— so the arrays have one slot per op and never grow. ``pos[op]`` is the op's place in the
+heap (-1 if absent), which lets the engine move an op's time when its rate changes
+(:func:`update`) instead of leaving stale entries behind.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import njit
+
+
+@njit
+def _sift_up(times, ops, pos, i, t, op):
+    while i > 0:
+        parent = (i - 1) >> 1
+        if times[parent] <= t:
+            break
+        times[i] = times[parent]
+        ops[i] = ops[parent]
+        pos[ops[i]] = i
+        i = parent
+    times[i] = t
+    ops[i] = op
+    pos[op] = i
+
+
+@njit
+def _sift_down(times, ops, pos, n, i, t, op):
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and times[c + 1] < times[c]:
+            c += 1
+        if times[c] >= t:
+            break
+        times[i] = times[c]
+        ops[i] = ops[c]
+        pos[ops[i]] = i
+        i = c
+    times[i] = t
+    ops[i] = op
+    pos[op] = i
+
+
+@njit
+def push(times, ops, pos, n, t, op):
+    """Insert ``op`` at time ``t`` into a heap of ``n`` entries; returns ``n + 1``."""
+    _sift_up(times, ops, pos, n, t, op)
+    return n + 1
+
+
+@njit
+def pop(times, ops, pos, n):
+    """Remove the earliest entry; returns ``(t, op, n - 1)``. ``n`` must be > 0."""
+    t = times[0]
+    op = ops[0]
+    pos[op] = -1
+    n -= 1
+    if n > 0:
+        _sift_down(times, ops, pos, n, 0, times[n], ops[n])
+    return t, op, n
+
+
+@njit
+def update(times, ops, pos, n, op, t):
+    """Move ``op`` (in the heap) to time ``t``."""
+    i = pos[op]
+    if i > 0 and times[(i - 1) >> 1] > t:
+        _sift_up(times, ops, pos, i, t, op)
+    else:
+        _sift_down(times, ops, pos, n, i, t, op)
+
+
+@njit
+def grown(a, size):
+    """Copy of ``a`` with ``size`` entries, the new tail zero-filled."""
+    b = np.zeros(size, a.dtype)
+    b[: a.shape[0]] = a
+    return b
