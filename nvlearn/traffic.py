@@ -294,6 +294,8 @@ class FlowStats:
         That link's bytes / (capacity x makespan), 0..1.
     runs : int
         Simulations pooled.
+    hot_links : tuple of (str, float)
+        The five most utilised links and their utilisation (of the hottest run when pooled).
     """
 
     fabric: str
@@ -305,6 +307,7 @@ class FlowStats:
     hottest_link: str
     hottest_utilisation: float
     runs: int = 1
+    hot_links: tuple[tuple[str, float], ...] = ()
 
     @property
     def p50(self) -> float:
@@ -334,6 +337,7 @@ class FlowStats:
             np.concatenate([s.flow_bytes for s in stats]),
             float(np.mean([s.makespan for s in stats])),
             hot.hottest_link, hot.hottest_utilisation, sum(s.runs for s in stats),
+            hot.hot_links,
         )
 
     def __repr__(self) -> str:
@@ -358,7 +362,8 @@ def measure(topology: Topology, schedule: Schedule, *, fabric: str | None = None
     from nvlearn.sim import simulate
 
     res = simulate(topology, schedule)
-    hot = res.hottest_links(1)[0]
+    top = res.hottest_links(5)
+    hot = top[0]
     return FlowStats(
         fabric=fabric or topology.name,
         pattern=schedule.algorithm,
@@ -368,6 +373,7 @@ def measure(topology: Topology, schedule: Schedule, *, fabric: str | None = None
         makespan=float(res.time),
         hottest_link=hot.label,
         hottest_utilisation=float(hot.utilisation),
+        hot_links=tuple((h.label, float(h.utilisation)) for h in top),
     )
 
 
@@ -425,6 +431,45 @@ def experiment(kind: str, pattern_name: str, policy: str, *, runs: int = 1, node
                     seed=r, hash_seed=r)
         for r in range(runs)
     ])
+
+
+def pair_rate_rows(n_bytes: float = 1e9, hash_seed: int = 0) -> list[dict]:
+    """What one flow gets under each routing policy, in five small situations (simulated).
+
+    Each row: ``case``, and the median flow rate (bytes/s per direction, bytes / completion
+    time) under ``adaptive`` and ``static`` routing: one GPU pair inside a DGX H100; one pair
+    across two pod nodes; all 8 GPUs of a pod node sending to the next node; the same two on
+    an InfiniBand cluster.
+
+    Examples
+    --------
+    >>> rows = pair_rate_rows()
+    >>> round(rows[0]["adaptive"] / 1e9)     # any GPU pair of a DGX H100
+    450
+    """
+    from nvlearn.topology import dgx_h100
+
+    size = _check_bytes(n_bytes)
+    one = np.zeros((16, 16))
+    one[0, 8] = size
+    cases = [
+        ("DGX H100: GPU 0 -> GPU 1", dgx_h100(), from_matrix(
+            np.pad(np.array([[0.0, size]]), ((0, 7), (0, 6))), "pair")),
+        ("pod: GPU -> GPU in another node", build_fabric("nvlink_pod", 2),
+         from_matrix(one, "pair")),
+        ("pod: all 8 GPUs -> another node", build_fabric("nvlink_pod", 2), shift(16, size, 8)),
+        ("IB: GPU -> GPU in another node", build_fabric("ib_cluster", 2),
+         from_matrix(one, "pair")),
+        ("IB: all 8 GPUs -> another node", build_fabric("ib_cluster", 2), shift(16, size, 8)),
+    ]
+    rows = []
+    for label, topo, schedule in cases:
+        row = {"case": label}
+        for policy in ("adaptive", "static"):
+            routed = topo if policy == "adaptive" else with_routing(topo, policy, hash_seed)
+            row[policy] = float(np.median(measure(routed, schedule).flow_rate))
+        rows.append(row)
+    return rows
 
 
 # ------------------------------------------------------------------------- HOL blocking

@@ -22,6 +22,7 @@ from nvlearn.traffic import (
     hol_saturation_throughput,
     incast,
     measure,
+    pair_rate_rows,
     pattern,
     permutation,
     ring,
@@ -159,3 +160,18 @@ def test_fifo_switch_matches_the_known_saturation_throughputs():
     assert big == pytest.approx(hol_limit(), abs=0.01)
     with pytest.raises(ValueError, match="n_ports"):
         hol_saturation_throughput(0)
+
+
+def test_pair_rates_show_why_nvlink_needs_every_path():
+    rows = {r["case"]: r for r in pair_rate_rows()}
+    link = NV4.link_bw_per_dir
+    dgx = rows["DGX H100: GPU 0 -> GPU 1"]
+    assert dgx["adaptive"] == pytest.approx(NV4.gpu_bw_per_dir, rel=1e-3)  # all 18 links
+    assert dgx["static"] / link in (pytest.approx(4, rel=1e-3), pytest.approx(5, rel=1e-3))
+    pod = rows["pod: GPU -> GPU in another node"]
+    assert pod["adaptive"] == pytest.approx(NV4.gpu_bw_per_dir, rel=1e-3)
+    assert pod["static"] == pytest.approx(2 * link, rel=1e-3)  # one 2-link L1-L2 bundle
+    busy = rows["pod: all 8 GPUs -> another node"]
+    assert busy["adaptive"] == pytest.approx(NV4.gpu_bw_per_dir / 2, rel=1e-3)  # the taper
+    ib = rows["IB: GPU -> GPU in another node"]
+    assert ib["adaptive"] == ib["static"] == pytest.approx(NIC.port_bw_per_dir, rel=1e-3)

@@ -1,0 +1,75 @@
+"""Benchmark: the traffic explorer of notebook 03, 50 control changes (report p50 / p95).
+
+The explorer simulates each new setting once and caches it, so the benchmark reports both
+all 50 updates (a learner's session: some settings revisited) and only the first visit of
+each setting (a cold cache). Run: ``python benchmarks/bench_topology_widget.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import random  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+N_UPDATES = 50
+SEED = 0
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def main() -> None:
+    t0 = time.perf_counter()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from nvlearn.traffic import PATTERNS
+    from nvlearn.widgets.topology import FABRIC_CHOICES, TAPERS, TrafficExplorer
+
+    import_s = time.perf_counter() - t0
+    quiet = contextlib.redirect_stdout(io.StringIO())  # outside Jupyter, display() prints
+    t0 = time.perf_counter()
+    with quiet:
+        ex = TrafficExplorer()
+    first_s = time.perf_counter() - t0
+    rng = random.Random(SEED)
+    choices = {
+        "fabric": [kind for _, kind in FABRIC_CHOICES],
+        "pattern": list(PATTERNS),
+        "policy": ["adaptive", "static"],
+        "taper": list(TAPERS),
+    }
+    seen = {tuple(ex.values.values())}
+    all_s, cold_s = [], []
+    for _ in range(N_UPDATES):
+        name = rng.choice(list(choices))
+        options = [v for v in choices[name] if v != ex.values[name]]
+        with contextlib.redirect_stdout(io.StringIO()):
+            ex.set(**{name: rng.choice(options)})
+        key = tuple(ex.values.values())
+        all_s.append(ex.last_update_s)
+        if key not in seen:
+            cold_s.append(ex.last_update_s)
+            seen.add(key)
+    print(
+        f"bench_topology_widget: {N_UPDATES} updates of TrafficExplorer "
+        f"({8 * ex.nodes} GPUs): p50 {statistics.median(all_s):.3f} s, "
+        f"p95 {_percentile(all_s, 95):.3f} s, max {max(all_s):.3f} s; "
+        f"first visits only ({len(cold_s)}): p50 {statistics.median(cold_s):.3f} s, "
+        f"p95 {_percentile(cold_s, 95):.3f} s; import {import_s:.2f} s, "
+        f"first render {first_s:.2f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()
