@@ -33,8 +33,7 @@ from .._jit import njit
 from . import bins, heap
 from .fairness import fill_components, solo_rates
 
-DEP_ARRIVAL = 0  # same values as nvlearn.schedule
-DEP_SENT = 1
+DEP_SENT = 1  # nvlearn.schedule.DEP_SENT; any other kind waits for the arrival
 
 
 

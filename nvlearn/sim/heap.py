@@ -8,8 +8,6 @@ heap (-1 if absent), which lets the engine move an op's time when its rate chang
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._jit import njit
 
 
@@ -75,10 +73,3 @@ def update(times, ops, pos, n, op, t):
     else:
         _sift_down(times, ops, pos, n, i, t, op)
 
-
-@njit
-def grown(a, size):
-    """Copy of ``a`` with ``size`` entries, the new tail zero-filled."""
-    b = np.zeros(size, a.dtype)
-    b[: a.shape[0]] = a
-    return b

@@ -194,7 +194,7 @@ class SimResult:
         chunks = s.meta.get("chunks") if hasattr(s, "meta") else None
         head = (
             f"{s.algorithm} {s.collective}: {s.n_ranks} ranks, "
-            f"{format_bytes(s.n_bytes)} per rank"
+            f"size {format_bytes(s.nccl_size)}"
             + (f", {chunks} chunks" if chunks else "")
             + f", on {self.topology.name}"
         )
