@@ -1,48 +1,205 @@
 """Collective algorithms as Schedules, their closed-form costs, and nccl-tests metrics.
 
-The entry points take either a rank count or a :class:`~nvlearn.topology.Topology` (then
-one rank per GPU) and return a :class:`~nvlearn.schedule.Schedule`::
+Building a schedule
+-------------------
+The entry points take either a rank count or a :class:`~nvlearn.topology.Topology` (then one
+rank per GPU, and switch / GPU names come from the topology) and return a
+:class:`~nvlearn.schedule.Schedule`::
 
     allreduce(topology_or_ranks, n_bytes, algorithm="ring", chunks=1)
+    reduce_scatter(...), allgather(...), broadcast(..., root=0), alltoall(...)
 
-and likewise :func:`reduce_scatter`, :func:`allgather`, :func:`broadcast` and
-:func:`alltoall`. One file per algorithm
-(:mod:`nvlearn.collectives.ring` ...); :mod:`nvlearn.collectives.metrics` has algbw/busbw.
+:data:`ALGORITHMS` lists the algorithm names per collective; :func:`supports` /
+:data:`RANK_RULES` say which rank counts each handles. An unknown name, or a rank count the
+algorithm cannot do, raises ValueError saying what is available.
+
+==================  ==========================================================  ===========
+allreduce           ring, tree, double_binary_tree, recursive_doubling,          see
+                    rabenseifner, nvls, hierarchical                             RANK_RULES
+reduce_scatter      ring, recursive_halving
+allgather           ring, recursive_doubling
+broadcast           ring (pipelined chain), tree
+alltoall            direct, ring (shifted pairwise exchange)
+==================  ==========================================================  ===========
+
+Closed forms
+------------
+:func:`cost` gives the time of any (collective, algorithm) on one uncontended switch —
+every rank one link of ``bw_per_dir`` bytes/s each way, a GPU-to-GPU message ``alpha`` s of
+latency, the simulator's fluid model — exactly as :func:`nvlearn.sim.simulate` finds it on
+``single_switch(p, bw_per_dir, alpha / 2)``. The per-algorithm functions (``ring_time``,
+``tree_allreduce_time`` ...) carry the derivation and literature reference in their
+modules; ``*_textbook`` / ``*_ideal`` functions give the classic formulas for comparison.
+
+One file per algorithm (:mod:`~nvlearn.collectives.ring`, ``tree``, ``double_binary_tree``,
+``recursive_doubling``, ``rabenseifner``, ``nvls``, ``hierarchical``, ``pipeline``,
+``direct``, ``alltoall_ring``); :mod:`~nvlearn.collectives.metrics` has algbw/busbw and
+:mod:`~nvlearn.collectives.volume` per-rank traffic.
 """
 
 from __future__ import annotations
 
+from nvlearn.collectives._ops import is_power_of_two
+from nvlearn.collectives.alltoall_ring import (
+    direct_alltoall_time,
+    ring_alltoall,
+    ring_alltoall_time,
+)
 from nvlearn.collectives.direct import direct_alltoall
+from nvlearn.collectives.double_binary_tree import (
+    double_binary_tree_allreduce,
+    double_binary_tree_time,
+    double_binary_tree_time_textbook,
+    double_binary_trees,
+)
+from nvlearn.collectives.hierarchical import (
+    hierarchical_allreduce,
+    hierarchical_time,
+    rank_groups,
+)
 from nvlearn.collectives.metrics import algbw, busbw, busbw_factor
+from nvlearn.collectives.nvls import (
+    nvls_allreduce,
+    nvls_phase_time,
+    nvls_time,
+    nvls_time_ideal,
+    nvswitch_planes,
+)
 from nvlearn.collectives.pipeline import chain_broadcast, chain_broadcast_time
+from nvlearn.collectives.rabenseifner import (
+    rabenseifner_allreduce,
+    rabenseifner_time,
+    rabenseifner_time_textbook,
+    recursive_doubling_allgather,
+    recursive_doubling_allgather_time,
+    recursive_halving_reduce_scatter,
+    recursive_halving_time,
+)
+from nvlearn.collectives.recursive_doubling import (
+    recursive_doubling_allreduce,
+    recursive_doubling_time,
+    recursive_doubling_time_textbook,
+)
 from nvlearn.collectives.ring import ring_schedule, ring_time
+from nvlearn.collectives.tree import (
+    binary_tree,
+    tree_allreduce,
+    tree_allreduce_time,
+    tree_allreduce_time_textbook,
+    tree_broadcast,
+    tree_broadcast_time,
+)
 from nvlearn.schedule import Schedule
 
 __all__ = [
     "ALGORITHMS",
+    "RANK_RULES",
     "algbw",
     "allgather",
     "allreduce",
     "alltoall",
+    "binary_tree",
     "broadcast",
     "busbw",
     "busbw_factor",
     "chain_broadcast",
     "chain_broadcast_time",
+    "check_supported",
+    "cost",
     "direct_alltoall",
+    "direct_alltoall_time",
+    "double_binary_tree_allreduce",
+    "double_binary_tree_time",
+    "double_binary_tree_time_textbook",
+    "double_binary_trees",
+    "hierarchical_allreduce",
+    "hierarchical_time",
+    "nvls_allreduce",
+    "nvls_phase_time",
+    "nvls_time",
+    "nvls_time_ideal",
+    "nvswitch_planes",
+    "rabenseifner_allreduce",
+    "rabenseifner_time",
+    "rabenseifner_time_textbook",
+    "rank_groups",
+    "recursive_doubling_allgather",
+    "recursive_doubling_allgather_time",
+    "recursive_doubling_allreduce",
+    "recursive_doubling_time",
+    "recursive_doubling_time_textbook",
+    "recursive_halving_reduce_scatter",
+    "recursive_halving_time",
     "reduce_scatter",
+    "ring_alltoall",
+    "ring_alltoall_time",
     "ring_schedule",
     "ring_time",
+    "supports",
+    "tree_allreduce",
+    "tree_allreduce_time",
+    "tree_allreduce_time_textbook",
+    "tree_broadcast",
+    "tree_broadcast_time",
 ]
 
-#: Algorithms available per collective (more arrive with the collectives library).
+#: Algorithms available per collective.
 ALGORITHMS: dict[str, tuple[str, ...]] = {
-    "allreduce": ("ring",),
-    "reduce_scatter": ("ring",),
-    "allgather": ("ring",),
-    "broadcast": ("ring",),
-    "alltoall": ("direct",),
+    "allreduce": ("ring", "tree", "double_binary_tree", "recursive_doubling", "rabenseifner",
+                  "nvls", "hierarchical"),
+    "reduce_scatter": ("ring", "recursive_halving"),
+    "allgather": ("ring", "recursive_doubling"),
+    "broadcast": ("ring", "tree"),
+    "alltoall": ("direct", "ring"),
 }
+
+_POW2 = {("reduce_scatter", "recursive_halving"), ("allgather", "recursive_doubling")}
+
+#: Which rank counts each (collective, algorithm) handles, in words.
+RANK_RULES: dict[tuple[str, str], str] = {
+    (coll, algo): ("p a power of two (2, 4, 8, 16, ...)" if (coll, algo) in _POW2
+                   else "any p >= 2")
+    for coll, algos in ALGORITHMS.items() for algo in algos
+}
+RANK_RULES[("allreduce", "hierarchical")] = "any p >= 2 split into equal nodes"
+
+
+def _check_algorithm(collective: str, algorithm: str) -> None:
+    if collective not in ALGORITHMS:
+        raise ValueError(f"unknown collective {collective!r}; expected one of {tuple(ALGORITHMS)}")
+    if algorithm not in ALGORITHMS[collective]:
+        raise ValueError(
+            f"unknown {collective} algorithm {algorithm!r}; available: "
+            f"{', '.join(ALGORITHMS[collective])}"
+        )
+
+
+def supports(collective: str, algorithm: str, n_ranks: int) -> bool:
+    """Whether ``algorithm`` can run ``collective`` on ``n_ranks`` ranks.
+
+    Examples
+    --------
+    >>> supports("reduce_scatter", "recursive_halving", 6), supports("allreduce", "rabenseifner", 6)
+    (False, True)
+    """
+    _check_algorithm(collective, algorithm)
+    if isinstance(n_ranks, bool) or int(n_ranks) != n_ranks or n_ranks < 2:
+        return False
+    return (collective, algorithm) not in _POW2 or is_power_of_two(int(n_ranks))
+
+
+def check_supported(collective: str, algorithm: str, n_ranks: int) -> None:
+    """ValueError naming the rank counts that work if ``algorithm`` cannot do ``n_ranks``.
+
+    Examples
+    --------
+    >>> check_supported("allgather", "recursive_doubling", 8)   # fine: silent
+    """
+    if not supports(collective, algorithm, n_ranks):
+        raise ValueError(
+            f"{algorithm} {collective} supports {RANK_RULES[(collective, algorithm)]}, not "
+            f"p={n_ranks}; 'ring' handles any p >= 2"
+        )
 
 
 def _n_ranks(topology_or_ranks) -> int:
@@ -55,89 +212,134 @@ def _n_ranks(topology_or_ranks) -> int:
     return topology_or_ranks
 
 
-def _check_algorithm(collective: str, algorithm: str) -> None:
-    if algorithm not in ALGORITHMS[collective]:
-        raise ValueError(
-            f"unknown {collective} algorithm {algorithm!r}; available: "
-            f"{', '.join(ALGORITHMS[collective])}"
-        )
+def _topology(topology_or_ranks):
+    return topology_or_ranks if hasattr(topology_or_ranks, "n_gpus") else None
 
 
-def _build(collective: str, topology_or_ranks, n_bytes: float, algorithm: str, chunks: int):
-    n = _n_ranks(topology_or_ranks)
-    _check_algorithm(collective, algorithm)
-    return ring_schedule(collective, n, n_bytes, chunks)
+def _gpu_names(topo, p: int) -> tuple[str, ...] | None:
+    if topo is None:
+        return None
+    return tuple(topo.node_name[int(g)] for g in topo.gpus[:p])
 
 
-def allreduce(
-    topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1
-) -> Schedule:
+def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1, *,
+              ranks_per_node: int | None = None, intra: str = "ring") -> Schedule:
     """All-reduce (sum) of an ``n_bytes`` buffer on every rank.
 
     Parameters
     ----------
     topology_or_ranks : int or Topology
-        Number of ranks, or a Topology (one rank per GPU).
+        Number of ranks, or a Topology (one rank per GPU; NVLS takes its NVSwitch planes,
+        recursive doubling its GPU names and hierarchical its nodes from it).
     n_bytes : float
         Per-rank buffer in bytes.
     algorithm : str
-        One of ``ALGORITHMS["allreduce"]``.
+        One of ``ALGORITHMS["allreduce"]``: "ring", "tree", "double_binary_tree",
+        "recursive_doubling", "rabenseifner", "nvls", "hierarchical".
     chunks : int
-        Pipeline slots per step.
+        Pipeline depth: slots per step (ring), pieces per tree, slots per block
+        (Rabenseifner, hierarchical) or per shard (NVLS).
+    ranks_per_node : int, optional
+        Hierarchical only: GPUs per node (default: from the Topology's boxes).
+    intra : {"ring", "nvls"}
+        Hierarchical only: the algorithm inside a node.
 
     Examples
     --------
     >>> allreduce(8, 2**30)
     Schedule(allreduce, ring, 8 ranks, 1.07 GB per rank, 8 chunks, 112 ops, 104 deps)
+    >>> allreduce(8, 2**30, "double_binary_tree", chunks=4).n_ops
+    112
     """
-    return _build("allreduce", topology_or_ranks, n_bytes, algorithm, chunks)
+    p = _n_ranks(topology_or_ranks)
+    _check_algorithm("allreduce", algorithm)
+    check_supported("allreduce", algorithm, p)
+    if algorithm != "hierarchical" and (ranks_per_node is not None or intra != "ring"):
+        raise ValueError("ranks_per_node and intra apply only to algorithm='hierarchical'")
+    topo = _topology(topology_or_ranks)
+    if algorithm == "ring":
+        return ring_schedule("allreduce", p, n_bytes, chunks)
+    if algorithm == "tree":
+        return tree_allreduce(p, n_bytes, chunks)
+    if algorithm == "double_binary_tree":
+        return double_binary_tree_allreduce(p, n_bytes, chunks)
+    if algorithm == "recursive_doubling":
+        return recursive_doubling_allreduce(p, n_bytes, chunks, gpu_names=_gpu_names(topo, p))
+    if algorithm == "rabenseifner":
+        return rabenseifner_allreduce(p, n_bytes, chunks)
+    if algorithm == "nvls":
+        switches = (("switch", 1.0),) if topo is None else nvswitch_planes(topo, range(p))
+        return nvls_allreduce(p, n_bytes, chunks, switches=switches)
+    groups = rank_groups(p, ranks_per_node, topo)
+    switches = None
+    if intra == "nvls" and topo is not None:
+        switches = [nvswitch_planes(topo, g) for g in groups]
+    return hierarchical_allreduce(p, n_bytes, chunks, intra=intra, groups=groups,
+                                  switches=switches)
 
 
-def reduce_scatter(
-    topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1
-) -> Schedule:
+def reduce_scatter(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
+                   chunks: int = 1) -> Schedule:
     """Reduce-scatter: rank r ends with the sum of block r. ``n_bytes`` is the total array.
+
+    Algorithms: "ring" (any p), "recursive_halving" (p a power of two).
 
     Examples
     --------
     >>> reduce_scatter(4, 4e6).n_ops
     12
     """
-    return _build("reduce_scatter", topology_or_ranks, n_bytes, algorithm, chunks)
+    p = _n_ranks(topology_or_ranks)
+    _check_algorithm("reduce_scatter", algorithm)
+    check_supported("reduce_scatter", algorithm, p)
+    if algorithm == "recursive_halving":
+        return recursive_halving_reduce_scatter(p, n_bytes, chunks)
+    return ring_schedule("reduce_scatter", p, n_bytes, chunks)
 
 
-def allgather(
-    topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1
-) -> Schedule:
+def allgather(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
+              chunks: int = 1) -> Schedule:
     """All-gather: every rank ends with every rank's block. ``n_bytes`` is the total array.
+
+    Algorithms: "ring" (any p), "recursive_doubling" (p a power of two).
 
     Examples
     --------
     >>> allgather(4, 4e6).n_ops
     12
     """
-    return _build("allgather", topology_or_ranks, n_bytes, algorithm, chunks)
+    p = _n_ranks(topology_or_ranks)
+    _check_algorithm("allgather", algorithm)
+    check_supported("allgather", algorithm, p)
+    if algorithm == "recursive_doubling":
+        return recursive_doubling_allgather(p, n_bytes, chunks)
+    return ring_schedule("allgather", p, n_bytes, chunks)
 
 
-def broadcast(
-    topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1, root: int = 0
-) -> Schedule:
-    """Broadcast ``n_bytes`` from ``root`` to every rank (a pipelined chain along the ring).
+def broadcast(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1,
+              root: int = 0) -> Schedule:
+    """Broadcast ``n_bytes`` from ``root`` to every rank.
+
+    Algorithms: "ring" (a pipelined chain along the ring), "tree" (pipelined binary tree).
 
     Examples
     --------
     >>> broadcast(4, 1e6, chunks=4, root=2).n_ops
     12
     """
+    p = _n_ranks(topology_or_ranks)
     _check_algorithm("broadcast", algorithm)
-    return chain_broadcast(_n_ranks(topology_or_ranks), n_bytes, chunks=chunks, root=root)
+    check_supported("broadcast", algorithm, p)
+    if algorithm == "tree":
+        return tree_broadcast(p, n_bytes, chunks=chunks, root=root)
+    return chain_broadcast(p, n_bytes, chunks=chunks, root=root)
 
 
-def alltoall(
-    topology_or_ranks, n_bytes: float, algorithm: str = "direct", block_bytes=None
-) -> Schedule:
+def alltoall(topology_or_ranks, n_bytes: float, algorithm: str = "direct",
+             block_bytes=None) -> Schedule:
     """All-to-all: rank s sends block d of its ``n_bytes`` send buffer to rank d.
 
+    Algorithms: "direct" (everything at once), "ring" (``p - 1`` shifted steps).
     ``block_bytes`` (shape (p, p)) gives ragged blocks instead (Mixture-of-Experts traffic).
 
     Examples
@@ -145,5 +347,58 @@ def alltoall(
     >>> alltoall(8, 8e6).n_ops       # p (p - 1) transfers
     56
     """
+    p = _n_ranks(topology_or_ranks)
     _check_algorithm("alltoall", algorithm)
-    return direct_alltoall(_n_ranks(topology_or_ranks), n_bytes, block_bytes=block_bytes)
+    check_supported("alltoall", algorithm, p)
+    if algorithm == "ring":
+        return ring_alltoall(p, n_bytes, block_bytes=block_bytes)
+    return direct_alltoall(p, n_bytes, block_bytes=block_bytes)
+
+
+def cost(collective: str, algorithm: str, n_ranks: int, n_bytes: float, bw_per_dir: float,
+         alpha: float, chunks: int = 1, **options) -> float:
+    """Closed-form time (s) of ``algorithm`` running ``collective`` on one uncontended switch.
+
+    The model every closed form here is exact for: each rank has one link of ``bw_per_dir``
+    bytes/s per direction to a non-blocking switch, a GPU-to-GPU message arrives ``alpha`` s
+    after its transfer ends (a GPU<->switch hop, as NVLS uses, ``alpha / 2``), flows sharing
+    a link share it equally, and reductions cost no time. ``simulate(single_switch(p, B,
+    alpha / 2), schedule)`` gives the same time to rounding. ``n_bytes`` follows nccl-tests'
+    "size": per-rank buffer for allreduce/broadcast, total array for reduce_scatter/allgather,
+    per-rank send buffer for alltoall.
+
+    ``options``: ``ranks_per_node``, ``intra``, ``bw_inter``, ``alpha_inter`` for
+    "hierarchical" (see :func:`hierarchical_time`).
+
+    Examples
+    --------
+    >>> t_ring = cost("allreduce", "ring", 8, 1e9, 450e9, 2e-6, chunks=16)
+    >>> t_nvls = cost("allreduce", "nvls", 8, 1e9, 450e9, 2e-6, chunks=16)
+    >>> round(t_ring / t_nvls, 2)
+    1.34
+    """
+    _check_algorithm(collective, algorithm)
+    check_supported(collective, algorithm, n_ranks)
+    if options and algorithm != "hierarchical":
+        raise ValueError(f"unexpected options {sorted(options)} for {algorithm}")
+    args = (n_ranks, n_bytes, bw_per_dir, alpha)
+    if algorithm == "ring" and collective in ("allreduce", "reduce_scatter", "allgather"):
+        return ring_time(collective, *args, chunks)
+    table = {
+        ("allreduce", "tree"): tree_allreduce_time,
+        ("allreduce", "double_binary_tree"): double_binary_tree_time,
+        ("allreduce", "recursive_doubling"): recursive_doubling_time,
+        ("allreduce", "rabenseifner"): rabenseifner_time,
+        ("allreduce", "nvls"): nvls_time,
+        ("reduce_scatter", "recursive_halving"): recursive_halving_time,
+        ("allgather", "recursive_doubling"): recursive_doubling_allgather_time,
+        ("broadcast", "ring"): chain_broadcast_time,
+        ("broadcast", "tree"): tree_broadcast_time,
+    }
+    if (collective, algorithm) in table:
+        return table[(collective, algorithm)](*args, chunks)
+    if algorithm == "hierarchical":
+        return hierarchical_time(*args, chunks, **options)
+    if algorithm == "ring":
+        return ring_alltoall_time(*args)
+    return direct_alltoall_time(*args)
