@@ -230,6 +230,7 @@ def simulate(topology, schedule, *, ranks: Sequence[int] | None = None, link_fac
     _check_routes(topology, capacity, indptr, link, frac, latency, src_node[first],
                   dst_node[first])
     t_routes = _time.perf_counter()
+    cpu_routes = _time.process_time()
 
     op_bytes = np.ascontiguousarray(schedule.op_bytes, dtype=np.float64)
     (ready, start, sent, end, pending, link_bytes, busy, bins, width, send_busy, recv_busy,
@@ -243,6 +244,7 @@ def simulate(topology, schedule, *, ranks: Sequence[int] | None = None, link_fac
         int(timeline_bins), _first_width(op_bytes, capacity, timeline_bins), BATCH_RTOL,
     )
     t_engine = _time.perf_counter()
+    cpu_engine = _time.process_time()
 
     never = np.flatnonzero(np.isnan(start))
     if never.size:
@@ -288,5 +290,6 @@ def simulate(topology, schedule, *, ranks: Sequence[int] | None = None, link_fac
         timeline=timeline,
         n_events=int(n_events),
         n_batches=int(n_batches),
-        wall_time={"routes": t_routes - t_start, "engine": t_engine - t_routes},
+        timings={"routes": t_routes - t_start, "engine": t_engine - t_routes,
+                 "engine_cpu": cpu_engine - cpu_routes},
     )

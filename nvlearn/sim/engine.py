@@ -17,8 +17,10 @@ Data structures (all flat arrays)
 ---------------------------------
 * an indexed event heap (:mod:`nvlearn.sim.heap`): each op waits in it once, for its
   transfer to start, then for it to end (moved in place when the flow's rate changes);
-* per link, a list of the flows crossing it (``lk_ent``: a segment of a pool with
-  room for every op that ever crosses the link); finished flows are dropped lazily;
+* per link, a list of the flows crossing it (``lk_ent``): a few slots side by side with
+  the other links' (so the lists of a fabric stay in cache), moved once to a segment with
+  room for every op that ever crosses the link if they overflow; finished flows are
+  dropped lazily;
 * *slots*: state of the flows in progress (remaining bytes, rate, last update), reused.
 
 No array is ever reallocated inside the event loop: arrays sized by the op count are
@@ -34,11 +36,13 @@ from . import bins, heap
 from .fairness import fill_components, solo_rates
 
 DEP_SENT = 1  # nvlearn.schedule.DEP_SENT; any other kind waits for the arrival
+#: Entries each link's flow list has before it moves to its spill segment.
+LIST_SLOTS = 8
 
 
 
 @njit
-def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, lk_off, lk_n, lk_ent,
+def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, lk_base, lk_n, lk_ent,
                  lk_rate, lk_t, busy, timeline, width, op_slot, slot_op, slot_rem,
                  slot_rate, slot_new, slot_t, path_frac, h_t, h_op, h_pos, n_heap):
     """Close the constant-rate interval ending at ``tb`` on the links touched, install the
@@ -49,7 +53,7 @@ def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, lk_off, lk_n, lk_
     for j in range(n_links):
         lk = comp_links[j]
         new = 0.0
-        off = lk_off[lk]
+        off = lk_base[lk]
         for p in range(off, off + lk_n[lk]):
             ent = lk_ent[p]
             new += path_frac[ent & 0xFFFFFFFF] * slot_new[op_slot[ent >> 32]]
@@ -117,17 +121,26 @@ def _dependents(n_ops, dep_indptr, dep_op, dep_kind):
 
 @njit
 def _link_pool(n_links, op_path, path_indptr, path_link):
-    """Offsets of each link's flow list: room for every op that ever crosses the link."""
+    """Layout of the per-link flow lists: ``(lk_base, lk_cap, lk_spill, size)``.
+
+    List ``lk`` starts in ``LIST_SLOTS`` entries at ``lk_base = lk * LIST_SLOTS``; the
+    spill segment at ``lk_spill[lk]`` has room for every op that ever crosses the link.
+    """
     ops_on_path = np.zeros(path_indptr.shape[0] - 1, np.int64)
     for i in range(op_path.shape[0]):
         ops_on_path[op_path[i]] += 1
-    lk_off = np.zeros(n_links + 1, np.int64)
+    crossing = np.zeros(n_links, np.int64)
     for path in range(ops_on_path.shape[0]):
         for e in range(path_indptr[path], path_indptr[path + 1]):
-            lk_off[path_link[e] + 1] += ops_on_path[path]
+            crossing[path_link[e]] += ops_on_path[path]
+    lk_base = np.arange(n_links) * LIST_SLOTS
+    lk_cap = np.full(n_links, LIST_SLOTS, np.int64)
+    lk_spill = np.empty(n_links, np.int64)
+    size = n_links * LIST_SLOTS
     for lk in range(n_links):
-        lk_off[lk + 1] += lk_off[lk]
-    return lk_off
+        lk_spill[lk] = size
+        size += crossing[lk]
+    return lk_base, lk_cap, lk_spill, size
 
 
 @njit
@@ -153,8 +166,8 @@ def run(link_cap, op_bytes, op_delay, op_path, op_src, op_dst, path_indptr, path
     sent = np.full(n_ops, np.nan)
     end = np.full(n_ops, np.nan)
 
-    lk_off = _link_pool(n_lk, op_path, path_indptr, path_link)
-    lk_ent = np.empty(lk_off[n_lk], np.int64)
+    lk_base, lk_cap, lk_spill, pool_size = _link_pool(n_lk, op_path, path_indptr, path_link)
+    lk_ent = np.empty(pool_size, np.int64)
     lk_n = np.zeros(n_lk, np.int64)
     lk_rate = np.zeros(n_lk)
     lk_t = np.zeros(n_lk)
@@ -253,7 +266,12 @@ def run(link_cap, op_bytes, op_delay, op_path, op_src, op_dst, path_indptr, path
                     slot_t[sl] = t
                     for e in range(e0, e1):
                         lk = path_link[e]
-                        q = lk_off[lk] + lk_n[lk]
+                        if lk_n[lk] == lk_cap[lk]:  # outgrew its slots: move to the spill
+                            lk_ent[lk_spill[lk]:lk_spill[lk] + lk_n[lk]] = lk_ent[
+                                lk_base[lk]:lk_base[lk] + lk_n[lk]]
+                            lk_base[lk] = lk_spill[lk]
+                            lk_cap[lk] = pool_size
+                        q = lk_base[lk] + lk_n[lk]
                         lk_ent[q] = (np.int64(i) << 32) | e
                         lk_n[lk] += 1
                         if lk_dirty[lk] != stamp:
@@ -314,12 +332,12 @@ def run(link_cap, op_bytes, op_delay, op_path, op_src, op_dst, path_indptr, path
         if n_dirty == 0:
             continue
         n_batches += 1
-        nl, ns = fill_components(dirty, n_dirty, stamp, link_cap, lk_off, lk_n, lk_ent,
+        nl, ns = fill_components(dirty, n_dirty, stamp, link_cap, lk_base, lk_n, lk_ent,
                                  lk_vis, op_slot, slot_path, sl_vis, path_indptr, path_link,
                                  path_frac, path_solo, comp_links, comp_slots, slot_new, sl_frozen,
                                  weight, load, unfrozen)
         n_heap, width, change = _apply_rates(
-            t0, nl, ns, comp_links, comp_slots, lk_off, lk_n, lk_ent, lk_rate, lk_t,
+            t0, nl, ns, comp_links, comp_slots, lk_base, lk_n, lk_ent, lk_rate, lk_t,
             busy, timeline, width, op_slot, slot_op, slot_rem, slot_rate, slot_new, slot_t,
             path_frac, h_t, h_op, h_pos, n_heap)
         total_rate += change

@@ -45,12 +45,12 @@ def solo_rates(capacity, path_indptr, path_link, path_frac):
 
 
 @njit
-def fill_components(seeds, n_seeds, stamp, capacity, lk_off, lk_n, lk_ent, lk_vis,
+def fill_components(seeds, n_seeds, stamp, capacity, lk_base, lk_n, lk_ent, lk_vis,
                     op_slot, slot_path, sl_vis, path_indptr, path_link, path_frac, path_solo,
                     comp_links, comp_slots, rate_out, frozen, weight, load, unfrozen):
     """Max-min fair rates of every flow connected to a seed link.
 
-    Link ``lk``'s flows are ``lk_ent[lk_off[lk] : lk_off[lk] + lk_n[lk]]``, each
+    Link ``lk``'s flows are ``lk_ent[lk_base[lk] : lk_base[lk] + lk_n[lk]]``, each
     ``op << 32 | e`` with ``e`` the index of the link in the op's route
     (``path_link``/``path_frac``); an op whose ``op_slot`` is -1 has finished and is
     dropped from the list here.
@@ -75,7 +75,7 @@ def fill_components(seeds, n_seeds, stamp, capacity, lk_off, lk_n, lk_ent, lk_vi
         while q < n_links:
             lk = comp_links[q]
             q += 1
-            off = lk_off[lk]
+            off = lk_base[lk]
             w = off
             for p in range(off, off + lk_n[lk]):
                 ent = lk_ent[p]
@@ -103,7 +103,7 @@ def fill_components(seeds, n_seeds, stamp, capacity, lk_off, lk_n, lk_ent, lk_vi
         for k in range(l0, n_links):
             lk = comp_links[k]
             total = 0.0
-            off = lk_off[lk]
+            off = lk_base[lk]
             for p in range(off, off + lk_n[lk]):
                 total += path_frac[lk_ent[p] & 0xFFFFFFFF]
             weight[lk] = total
@@ -134,7 +134,7 @@ def fill_components(seeds, n_seeds, stamp, capacity, lk_off, lk_n, lk_ent, lk_vi
                 break
             if best > level:
                 level = best
-            off = lk_off[best_link]
+            off = lk_base[best_link]
             for p in range(off, off + lk_n[best_link]):
                 sl = op_slot[lk_ent[p] >> 32]
                 if frozen[sl] == stamp:

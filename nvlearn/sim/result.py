@@ -101,8 +101,9 @@ class SimResult:
         Transfer starts and ends the engine processed.
     n_batches : int
         Distinct event times at which it recomputed rates.
-    wall_time : dict
-        Seconds spent routing and in the engine (for benchmarks).
+    timings : dict
+        Seconds spent routing (``"routes"``) and in the engine (``"engine"``, wall clock;
+        ``"engine_cpu"``, CPU time of this process), for benchmarks.
     """
 
     topology: Any
@@ -128,7 +129,7 @@ class SimResult:
     timeline: Timeline
     n_events: int
     n_batches: int
-    wall_time: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for value in vars(self).values():
