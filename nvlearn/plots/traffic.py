@@ -146,10 +146,10 @@ def collision_figure(loads: np.ndarray, used_per_seed: np.ndarray, expected_used
                    fontsize=9)
     lo, hi = int(used_per_seed.min()), int(used_per_seed.max())
     right.hist(used_per_seed, bins=np.arange(lo - 0.5, hi + 1.5), color=SERIES[2], alpha=0.8)
-    right.axvline(expected_used, color="black", ls="--",
+    right.axvline(expected_used, color="black", ls="--", lw=2, zorder=3,
                   label=f"closed form n(1-(1-1/n)^m), n = {loads.size}, m = {int(loads.sum())}: "
                         f"{expected_used:.1f}")
-    right.axvline(used_per_seed.mean(), color=SERIES[1],
+    right.axvline(used_per_seed.mean(), color=SERIES[1], ls=":", lw=3, zorder=2,
                   label=f"mean of {used_per_seed.size} hash seeds = {used_per_seed.mean():.1f}")
     right.set_xlabel(f"uplinks used by {int(loads.sum())} flows (of {loads.size})")
     right.set_ylabel("hash seeds")
