@@ -36,6 +36,7 @@ import numpy as np
 from nvlearn.moe.router import Routing
 from nvlearn.schedule import OP_COPY, Schedule
 from nvlearn.sim import HotLink, SimResult, simulate
+from nvlearn.topology import LINK_KIND_KEYS
 
 MODES = ("flat", "padded", "dedup")
 
@@ -323,6 +324,26 @@ class MoEComm:
             return None
         slowest = max(stages, key=lambda r: r.time)
         return slowest.hottest_links(1)[0]
+
+    def endpoint_bound(self, bw_per_dir) -> float:
+        """Lower bound on :attr:`time` from the GPUs' own links, seconds.
+
+        Per stage, the busiest GPU's bytes (sent or received over the fabric) divided by its
+        bandwidth (``bw_per_dir``: bytes/s per direction, one number or one per GPU), summed
+        over the stages. When it is close to the simulated time, the hottest GPU sets it.
+        """
+        g = self.routing.n_gpus
+        bw = np.broadcast_to(np.asarray(bw_per_dir, dtype=float), (g,))
+        return float(sum(max((r.rank_bytes_sent[:g] / bw).max(),
+                             (r.rank_bytes_received[:g] / bw).max())
+                         for r in self.dispatch + self.combine))
+
+    def limiting_link_kind(self) -> str:
+        """Kind of the limiting link ("nvlink", "infiniband" ...); "" if nothing moved."""
+        link = self.limiting_link()
+        if link is None:
+            return ""
+        return LINK_KIND_KEYS[int(self.dispatch[0].topology.link_kind[link.link])]
 
     def __repr__(self) -> str:
         return (

@@ -1,0 +1,414 @@
+"""Figures for notebook 05 (Mixture-of-Experts all-to-all): loads, traffic, times, trade-offs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from nvlearn.moe import MoEComm, Routing, gpu_boxes
+from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
+from nvlearn.units import format_time
+
+#: Colours of the three ways to carry the traffic.
+MODE_COLOURS = {"flat": SERIES[1], "padded": SERIES[2], "dedup": SERIES[0]}
+MODE_LABELS = {"flat": "flat (one all-to-all)", "padded": "padded to capacity",
+               "dedup": "node-limited, de-duplicated"}
+
+
+def draw_expert_load(ax, routing: Routing, title: str | None = None) -> None:
+    """Routed vs kept assignments per expert, the mean load and the capacity, on ``ax``."""
+    routed = routing.expert_load(kept_only=False)
+    kept = routing.expert_load()
+    x = np.arange(routing.n_experts)
+    width = 1.0 if routing.n_experts > 32 else 0.8
+    ax.bar(x, routed, width=width, color="#f2b8a0", label="routed, dropped part")
+    ax.bar(x, kept, width=width, color=SERIES[0], label="kept")
+    mean = routing.n_assignments / routing.n_experts
+    ax.axhline(mean, color="k", lw=1, ls=":", label=f"mean load ({mean:,.0f})")
+    if routing.capacity is not None:
+        cap = routing.capacity * routing.n_gpus
+        ax.axhline(cap, color=SERIES[3], lw=1.2, ls="--",
+                   label=f"capacity x {routing.n_gpus} GPUs ({cap:,})")
+    ax.set_xlabel("expert")
+    ax.set_ylabel("token assignments (all GPUs)")
+    ax.set_xlim(-0.7, routing.n_experts - 0.3)
+    ax.set_ylim(0, routed.max() * 1.25)
+    ax.grid(axis="x", visible=False)
+    ax.legend(fontsize=8, loc="upper right", ncol=2)
+    if title is None:
+        skew = "" if routing.skew is None else f", skew {routing.skew:g}"
+        title = (f"{routing.n_experts} experts, top-{routing.top_k}{skew}: "
+                 f"{routing.drop_fraction:.1%} of assignments dropped")
+    ax.set_title(title)
+
+
+def expert_load_figure(routings: Sequence[Routing], titles: Sequence[str] | None = None
+                       ) -> plt.Figure:
+    """One panel per routing: tokens per expert, kept and dropped, mean and capacity.
+
+    Examples
+    --------
+    >>> from nvlearn.moe import route
+    >>> fig = expert_load_figure([route(8, 64, 16, 2, capacity_factor=1.0)])
+    >>> len(fig.axes)
+    1
+    """
+    if not routings:
+        raise ValueError("give at least one Routing")
+    n = len(routings)
+    fig, axes = new_figure(n, 1, width=9.0, height=2.9 * n, squeeze=False)
+    for i, r in enumerate(routings):
+        draw_expert_load(axes[i, 0], r, None if titles is None else titles[i])
+    fig.tight_layout()
+    return fig
+
+
+def node_traffic(matrix: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Sum a GPU x GPU matrix into node x node (boxes numbered 0 .. n_nodes-1)."""
+    boxes = np.asarray(boxes)
+    n = int(boxes.max()) + 1
+    out = np.zeros((n, n))
+    np.add.at(out, (boxes[:, None], boxes[None, :]), np.asarray(matrix, dtype=float))
+    return out
+
+
+def draw_traffic_heatmap(ax, matrix: np.ndarray, boxes: np.ndarray, title: str = "",
+                         level: str = "gpu", colorbar: bool = True) -> None:
+    """Bytes sent, sender rows x receiver columns, in MB (linear colour scale from 0).
+
+    ``level="gpu"``: GPU x GPU, node boundaries as white lines, the diagonal (bytes that
+    stay on the GPU) in grey. ``level="node"``: summed to node x node; the diagonal is
+    traffic inside a node (over NVLink).
+    """
+    boxes = np.asarray(boxes)
+    if level == "node":
+        m = node_traffic(matrix, boxes) / 1e6
+        shown = m
+        sender, receiver = "sending node", "receiving node"
+    elif level == "gpu":
+        m = np.asarray(matrix, dtype=float) / 1e6
+        shown = np.where(np.eye(m.shape[0], dtype=bool), np.nan, m)
+        sender, receiver = "sending GPU", "receiving GPU"
+    else:
+        raise ValueError(f"level must be 'gpu' or 'node', got {level!r}")
+    cmap = plt.get_cmap("viridis").with_extremes(bad="#d9d9d9")
+    top = np.nanmax(shown) if np.isfinite(shown).any() else 1.0
+    im = ax.imshow(shown, cmap=cmap, vmin=0.0, vmax=top if top > 0 else 1.0,
+                   interpolation="nearest", aspect="equal")
+    n = shown.shape[0]
+    if level == "gpu":
+        edges = np.flatnonzero(np.diff(boxes)) + 0.5
+        for e in edges if len(edges) <= 16 else []:
+            ax.axhline(e, color="white", lw=0.8)
+            ax.axvline(e, color="white", lw=0.8)
+        starts = np.concatenate([[0], np.flatnonzero(np.diff(boxes)) + 1])
+        if 1 < starts.size <= 32:
+            ticks = starts[:: max(1, starts.size // 8)]
+            ax.set_xticks(ticks, [f"n{boxes[t]}" for t in ticks], fontsize=8)
+            ax.set_yticks(ticks, [f"n{boxes[t]}" for t in ticks], fontsize=8)
+            receiver += " (ticks: a node's first GPU)"
+    else:
+        ticks = np.arange(0, n, max(1, n // 8))
+        ax.set_xticks(ticks, [f"n{t}" for t in ticks], fontsize=8)
+        ax.set_yticks(ticks, [f"n{t}" for t in ticks], fontsize=8)
+        if n <= 8:
+            for (i, j), v in np.ndenumerate(m):
+                ax.text(j, i, f"{v:,.0f}", ha="center", va="center", fontsize=8,
+                        color="white" if v < 0.6 * top else "black")
+    ax.set_xlabel(receiver)
+    ax.set_ylabel(sender)
+    ax.grid(False)
+    if colorbar:
+        cb = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.03)
+        cb.set_label("bytes sent (MB)")
+    default = ("dispatch bytes, GPU to GPU (grey: stays on the GPU)" if level == "gpu"
+               else "dispatch bytes, node to node (diagonal: inside a node)")
+    ax.set_title(title or default)
+
+
+def traffic_heatmap(matrix: np.ndarray, boxes: np.ndarray, title: str = "",
+                    level: str = "gpu") -> plt.Figure:
+    """Figure of one traffic matrix (bytes, sender rows x receiver columns).
+
+    Examples
+    --------
+    >>> fig = traffic_heatmap(np.ones((4, 4)) * 1e6, np.array([0, 0, 1, 1]))
+    >>> fig.axes[0].get_ylabel()
+    'sending GPU'
+    """
+    fig, ax = new_figure(width=6.8, height=5.6)
+    draw_traffic_heatmap(ax, matrix, np.asarray(boxes), title, level)
+    fig.tight_layout()
+    return fig
+
+
+def traffic_figure(matrix: np.ndarray, boxes: np.ndarray, title: str = "") -> plt.Figure:
+    """GPU x GPU and node x node views of one traffic matrix, side by side.
+
+    Examples
+    --------
+    >>> fig = traffic_figure(np.ones((4, 4)) * 1e6, np.array([0, 0, 1, 1]))
+    >>> fig.axes[1].get_ylabel()
+    'sending node'
+    """
+    fig, (a, b) = new_figure(1, 2, width=12.0, height=5.0)
+    draw_traffic_heatmap(a, matrix, boxes, level="gpu")
+    draw_traffic_heatmap(b, matrix, boxes, level="node")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def draw_receive_bytes(ax, comm: MoEComm, label_link: bool = True) -> None:
+    """Bytes each GPU receives over the fabric in dispatch; mean and hottest GPU marked."""
+    recv = comm.recv_bytes / 1e6
+    g = np.arange(recv.size)
+    hot = int(np.argmax(recv))
+    colours = np.where(g == hot, SERIES[3], FABRIC_COLOURS["infiniband"])
+    ax.bar(g, recv, width=1.0 if recv.size > 32 else 0.8, color=colours)
+    ax.axhline(recv.mean(), color="k", ls=":", lw=1, label=f"mean {recv.mean():,.1f} MB")
+    ax.annotate(f"hottest: GPU {hot}\n{recv[hot]:,.1f} MB = {recv[hot] / recv.mean():.2f} x mean",
+                xy=(hot, recv[hot]), xytext=(0.02, 0.97), textcoords="axes fraction",
+                va="top", fontsize=8.5,
+                arrowprops={"arrowstyle": "->", "color": SERIES[3], "lw": 0.8})
+    box = gpu_boxes_of(comm)
+    for e in np.flatnonzero(np.diff(box)) + 0.5:
+        ax.axvline(e, color="#bbbbbb", lw=0.6)
+    ax.set_xlim(-0.6, recv.size - 0.4)
+    ax.set_ylim(0, recv.max() * 1.35)
+    ax.set_xlabel("GPU (grey lines: node boundaries)")
+    ax.set_ylabel("received in dispatch (MB)")
+    ax.grid(axis="x", visible=False)
+    ax.legend(fontsize=8, loc="upper right")
+    link = comm.limiting_link()
+    if label_link and link is not None:
+        ax.set_title(f"limiting link: {link.label} ({link.utilisation:.0%} busy)", fontsize=10)
+
+
+def gpu_boxes_of(comm: MoEComm) -> np.ndarray:
+    """Node of each GPU in the fabric ``comm`` ran on."""
+    return gpu_boxes(comm.dispatch[0].topology) if comm.dispatch else np.zeros(
+        comm.routing.n_gpus, dtype=int)
+
+
+def imbalance_figure(comm: MoEComm) -> plt.Figure:
+    """Per-GPU receive bytes with the hottest GPU and the limiting link named.
+
+    Examples
+    --------
+    >>> from nvlearn.moe import route, simulate_moe
+    >>> from nvlearn.topology import dgx_h100
+    >>> fig = imbalance_figure(simulate_moe(dgx_h100(), route(8, 64, 8, 1), 256))
+    >>> fig.axes[0].get_ylabel()
+    'received in dispatch (MB)'
+    """
+    fig, ax = new_figure(width=8.5, height=3.6)
+    draw_receive_bytes(ax, comm)
+    fig.tight_layout()
+    return fig
+
+
+def overview_figure(comm: MoEComm) -> plt.Figure:
+    """Traffic heatmap and per-GPU receive bytes side by side (the explorer's figure)."""
+    fig, (a, b) = new_figure(1, 2, width=11.5, height=4.4,
+                             gridspec_kw={"width_ratios": [1.0, 1.25]})
+    draw_traffic_heatmap(a, comm.dispatch_bytes, gpu_boxes_of(comm),
+                         "dispatch bytes, GPU to GPU (grey: local)")
+    draw_receive_bytes(b, comm)
+    fig.tight_layout()
+    return fig
+
+
+def fabric_times_figure(results: Mapping[str, MoEComm], title: str = "") -> plt.Figure:
+    """Horizontal bars: dispatch + combine time of one MoE layer per fabric (log scale).
+
+    Parameters
+    ----------
+    results : mapping label -> MoEComm
+
+    Examples
+    --------
+    >>> from nvlearn.moe import route, simulate_moe
+    >>> from nvlearn.topology import dgx_h100
+    >>> fig = fabric_times_figure({"DGX": simulate_moe(dgx_h100(), route(8, 64, 8, 1), 256)})
+    >>> fig.axes[0].get_xlabel()
+    'time per MoE layer, forward (ms)'
+    """
+    if not results:
+        raise ValueError("give at least one result")
+    labels = list(results)
+    d = np.array([results[k].dispatch_time for k in labels]) * 1e3
+    c = np.array([results[k].combine_time for k in labels]) * 1e3
+    fig, ax = new_figure(width=9.0, height=0.75 * len(labels) + 1.4)
+    y = np.arange(len(labels))[::-1]
+    ax.barh(y, d, color=SERIES[0], height=0.6, label="dispatch")
+    ax.barh(y, c, left=d, color=SERIES[2], height=0.6, label="combine")
+    for yi, k, total in zip(y, labels, d + c, strict=True):
+        link = results[k].limiting_link()
+        kind = "" if link is None else f"  (limit: {link.label})"
+        ax.text(total + 0.01 * (d + c).max(), yi, f"{format_time(total / 1e3)}{kind}",
+                va="center", fontsize=8.5)
+    ax.set_xlim(0, (d + c).max() * 1.6)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel("time per MoE layer, forward (ms)")
+    ax.set_ylabel("fabric, expert-parallel degree")
+    ax.grid(axis="y", visible=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8.5)
+    ax.set_title(title or "dispatch + combine all-to-all, simulated")
+    fig.tight_layout()
+    return fig
+
+
+def capacity_tradeoff_figure(factors: Sequence[float], drop_fraction: Sequence[float],
+                             times: Mapping[str, Sequence[float]],
+                             dropless_time: float | None = None) -> plt.Figure:
+    """Drops and all-to-all time against the capacity factor.
+
+    Parameters
+    ----------
+    factors : sequence of float
+        Capacity factors.
+    drop_fraction : sequence of float
+        Fraction of assignments dropped at each factor.
+    times : mapping mode -> sequence of float
+        Dispatch + combine seconds at each factor, per mode ("flat", "padded").
+    dropless_time : float, optional
+        Time of the same routing without a capacity (drawn as a reference line).
+
+    Examples
+    --------
+    >>> fig = capacity_tradeoff_figure([1.0, 2.0], [0.1, 0.0], {"flat": [1e-3, 2e-3]})
+    >>> len(fig.axes)
+    2
+    """
+    f = np.asarray(factors, dtype=float)
+    fig, (a, b) = new_figure(1, 2, width=11.0, height=3.9)
+    a.plot(f, 100 * np.asarray(drop_fraction), "o-", color=SERIES[3])
+    a.set_xlabel("capacity factor")
+    a.set_ylabel("assignments dropped (%)")
+    a.set_ylim(bottom=0)
+    a.set_title("more capacity, fewer drops")
+    for mode, t in times.items():
+        b.plot(f, np.asarray(t) * 1e3, "o-", color=MODE_COLOURS.get(mode, SERIES[4]),
+               label=MODE_LABELS.get(mode, mode))
+    if dropless_time is not None:
+        b.axhline(dropless_time * 1e3, color="k", ls=":", lw=1,
+                  label=f"dropless ({format_time(dropless_time)})")
+    b.set_xlabel("capacity factor")
+    b.set_ylabel("dispatch + combine (ms)")
+    b.set_ylim(bottom=0)
+    b.legend(fontsize=8.5)
+    b.set_title("... but more bytes to move")
+    fig.tight_layout()
+    return fig
+
+
+def dedup_figure(results: Mapping[str, Mapping[str, MoEComm]]) -> plt.Figure:
+    """Flat vs de-duplicated routing per fabric: inter-node bytes per GPU and time.
+
+    Parameters
+    ----------
+    results : mapping fabric label -> {mode: MoEComm}
+
+    Examples
+    --------
+    >>> from nvlearn.moe import route, simulate_moe
+    >>> from nvlearn.topology import nvlink_pod
+    >>> r = route(16, 64, 16, 2, max_nodes=1)
+    >>> res = {m: simulate_moe(nvlink_pod(2), r, 256, mode=m) for m in ("flat", "dedup")}
+    >>> len(dedup_figure({"pod": res}).axes)
+    2
+    """
+    fabrics = list(results)
+    modes = list(next(iter(results.values())))
+    fig, (a, b) = new_figure(1, 2, width=11.0, height=3.9)
+    x = np.arange(len(fabrics))
+    w = 0.8 / len(modes)
+    for i, mode in enumerate(modes):
+        inter = [results[f][mode].inter_node_bytes / results[f][mode].routing.n_gpus / 1e6
+                 for f in fabrics]
+        t = [results[f][mode].time * 1e3 for f in fabrics]
+        kw = {"color": MODE_COLOURS.get(mode, SERIES[i]), "width": w,
+              "label": MODE_LABELS.get(mode, mode)}
+        off = x - 0.4 + w * (i + 0.5)
+        a.bar(off, inter, **kw)
+        b.bar(off, t, **kw)
+        for xi, v in zip(off, t, strict=True):
+            b.text(xi, v, format_time(v / 1e3), ha="center", va="bottom", fontsize=8)
+        for xi, v in zip(off, inter, strict=True):
+            a.text(xi, v, f"{v:,.0f}", ha="center", va="bottom", fontsize=8)
+    for ax in (a, b):
+        ax.set_xticks(x, fabrics)
+        ax.set_xlabel("fabric")
+        ax.grid(axis="x", visible=False)
+    a.set_ylabel("inter-node bytes per GPU, dispatch (MB)")
+    a.set_title("bytes that leave the node")
+    b.set_ylabel("dispatch + combine (ms)")
+    b.set_title("time (stages back to back)")
+    a.legend(fontsize=8.5, loc="upper right")
+    a.set_ylim(top=a.get_ylim()[1] * 1.3)
+    b.set_ylim(top=b.get_ylim()[1] * 1.12)
+    fig.tight_layout()
+    return fig
+
+
+def skew_figure(skews: Sequence[float], results: Sequence[MoEComm], bw_per_dir: float,
+                title: str = "") -> plt.Figure:
+    """Simulated time against routing skew, with the busiest-GPU bound and the balanced ideal.
+
+    Parameters
+    ----------
+    skews : sequence of float
+    results : sequence of MoEComm
+        One per skew, same fabric.
+    bw_per_dir : float
+        A GPU's bandwidth into the fabric, bytes/s per direction (for the bound).
+
+    Examples
+    --------
+    >>> from nvlearn.moe import route, simulate_moe
+    >>> from nvlearn.topology import dgx_h100
+    >>> res = [simulate_moe(dgx_h100(), route(8, 64, 8, 1, skew=s), 256) for s in (0, 1)]
+    >>> fig = skew_figure([0, 1], res, 450e9)
+    >>> fig.axes[0].get_xlabel()
+    'skew (Zipf exponent of expert popularity)'
+    """
+    s = np.asarray(skews, dtype=float)
+    t = np.array([r.time for r in results]) * 1e3
+    bound = np.array([r.endpoint_bound(bw_per_dir) for r in results]) * 1e3
+    fig, ax = new_figure(width=8.0, height=3.8)
+    ax.plot(s, t, "o-", color=SERIES[1], lw=2, label="simulated dispatch + combine")
+    ax.plot(s, bound, "--", color="k", lw=1,
+            label="busiest GPU's bytes / its bandwidth (per stage)")
+    ax.axhline(t[0], color=SERIES[0], ls=":", lw=1.2, label=f"skew {s[0]:g} (balanced)")
+    for si, ti in zip(s[1:], t[1:], strict=True):
+        ax.annotate(f"{ti / t[0]:.2f}x", (si, ti), textcoords="offset points", xytext=(0, 7),
+                    ha="center", fontsize=8.5)
+    ax.set_xlabel("skew (Zipf exponent of expert popularity)")
+    ax.set_ylabel("dispatch + combine (ms)")
+    ax.set_ylim(0, t.max() * 1.2)
+    ax.legend(fontsize=8.5, loc="lower right")
+    ax.set_title(title or "the hottest GPU sets the time")
+    fig.tight_layout()
+    return fig
+
+
+__all__ = [
+    "MODE_COLOURS",
+    "capacity_tradeoff_figure",
+    "dedup_figure",
+    "draw_expert_load",
+    "draw_receive_bytes",
+    "draw_traffic_heatmap",
+    "expert_load_figure",
+    "fabric_times_figure",
+    "imbalance_figure",
+    "node_traffic",
+    "overview_figure",
+    "skew_figure",
+    "traffic_figure",
+    "traffic_heatmap",
+]
