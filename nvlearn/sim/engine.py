@@ -40,7 +40,6 @@ DEP_SENT = 1  # nvlearn.schedule.DEP_SENT; any other kind waits for the arrival
 LIST_SLOTS = 8
 
 
-
 @njit
 def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, lk_base, lk_n, lk_ent,
                  lk_rate, lk_t, busy, timeline, width, op_slot, slot_op, slot_rem,
