@@ -46,7 +46,7 @@ def njit(*args, **kwargs):
 
     Examples
     --------
-    >>> @njit
+    >>> @njit(cache=False)        # a function typed at a prompt has no file to cache in
     ... def add(a, b):
     ...     return a + b
     >>> add(1, 2)

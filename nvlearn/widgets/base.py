@@ -24,6 +24,13 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 
+def _in_kernel() -> bool:
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell is not None and hasattr(shell, "kernel")
+
+
 class Explorer:
     """Controls bound to a pure ``render(**values) -> (Figure, str)`` function.
 
@@ -79,9 +86,10 @@ class Explorer:
         if self.figure is not None and self.figure is not fig:
             plt.close(self.figure)
         self.figure, self.text = fig, text
-        self._out.clear_output(wait=True)
-        with self._out:
-            display(fig)
+        if _in_kernel():  # outside Jupyter (tests, scripts) there is nothing to draw into
+            self._out.clear_output(wait=True)
+            with self._out:
+                display(fig)
         plt.close(fig)  # shown once in the Output; keep pyplot's list of open figures short
         self._text.value = f"<pre>{text}</pre>"
         self.last_update_s = time.perf_counter() - t0
