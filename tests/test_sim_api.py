@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from test_sim_standins import DEP_ARRIVAL, Ops, Star, ring_allreduce_ops
+from test_sim_standins import DEP_ARRIVAL, Explicit, Ops, Star, ring_allreduce_ops
 
 from nvlearn.sim import SimResult, simulate
 
@@ -69,6 +69,17 @@ def test_degraded_link_in_a_real_pod_with_static_and_adaptive_routing():
 def test_bad_link_factors_raise(factor):
     with pytest.raises(ValueError, match="link"):
         simulate(Star(4, B), two_flows(), link_factor=factor)
+
+
+def test_malformed_routes_from_a_topology_raise():
+    ops = Ops(n_ranks=2)
+    ops.add(0, 1, 1e6)
+    with pytest.raises(ValueError, match="gpu0 -> gpu1 puts fraction 0.0"):
+        simulate(Explicit(2, [1e9, 1e9], {(0, 1): [(0, 1.0), (1, 0.0)]}), ops)
+    with pytest.raises(ValueError, match="gpu0 -> gpu1 has latency -1.0"):
+        simulate(Explicit(2, [1e9], {(0, 1): [(0, 1.0)]}, latency=-1.0), ops)
+    with pytest.raises(ValueError, match="link id outside"):
+        simulate(Explicit(2, [1e9], {(0, 1): [(5, 1.0)]}), ops)
 
 
 # ---------------------------------------------------------------- schedules that cannot run

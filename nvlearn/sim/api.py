@@ -142,29 +142,33 @@ def op_routes(topology, schedule, nodes: np.ndarray):
 def _check_routes(topology, capacity, indptr, link, frac, latency, src, dst) -> None:
     names = topology.node_name
 
-    def pair(path):
+    def pair(entry):  # the (src -> dst) pair whose route holds route entry ``entry``
+        path = int(np.searchsorted(indptr, entry, side="right") - 1)
         return f"{names[src[path]]} -> {names[dst[path]]}"
 
     if link.size and (link.min() < 0 or link.max() >= capacity.size):
         raise ValueError("topology.routes returned a link id outside the topology")
-    owner = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-    bad = np.flatnonzero(~np.isfinite(frac) | (frac <= 0))
+    bad = np.flatnonzero(~(frac > 0) | ~np.isfinite(frac))
     if bad.size:
-        raise ValueError(f"route {pair(owner[bad[0]])} puts fraction {frac[bad[0]]} on a link; "
+        raise ValueError(f"route {pair(bad[0])} puts fraction {frac[bad[0]]} on a link; "
                          "fractions must be finite and > 0")
-    bad = np.flatnonzero(~np.isfinite(latency) | (latency < 0))
+    bad = np.flatnonzero(~(latency >= 0) | ~np.isfinite(latency))
     if bad.size:
-        raise ValueError(f"route {pair(bad[0])} has latency {latency[bad[0]]} s")
-    bad = np.flatnonzero(~(capacity[link] > 0) | ~np.isfinite(capacity[link]))
-    if bad.size:
-        lk = int(link[bad[0]])
-        label = f"{names[topology.link_src[lk]]} -> {names[topology.link_dst[lk]]}"
-        raise ValueError(
-            f"link {lk} ({label}) has capacity {capacity[lk]} bytes/s but traffic "
-            f"{pair(owner[bad[0]])} must cross it, so it would never arrive; give the link a "
-            "small positive factor (e.g. 0.01) to model a badly degraded link, or let routing "
-            "avoid it with nvlearn.topology.with_link_factor"
-        )
+        path = int(bad[0])
+        raise ValueError(f"route {names[src[path]]} -> {names[dst[path]]} has latency "
+                         f"{latency[path]} s; latencies must be finite and >= 0")
+    usable = (capacity > 0) & np.isfinite(capacity)
+    if not usable.all():
+        bad = np.flatnonzero(~usable[link])
+        if bad.size:
+            lk = int(link[bad[0]])
+            label = f"{names[topology.link_src[lk]]} -> {names[topology.link_dst[lk]]}"
+            raise ValueError(
+                f"link {lk} ({label}) has capacity {capacity[lk]} bytes/s but traffic "
+                f"{pair(bad[0])} must cross it, so it would never arrive; give the link a "
+                "small positive factor (e.g. 0.01) to model a badly degraded link, or let "
+                "routing avoid it with nvlearn.topology.with_link_factor"
+            )
 
 
 def _first_width(op_bytes: np.ndarray, capacity: np.ndarray, n_bins: int) -> float:
