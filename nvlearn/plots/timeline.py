@@ -142,14 +142,16 @@ def gantt(result, by: str = "rank", *, rows=None, max_rows: int = 32, colour_by:
             chosen = np.asarray(rows)
         if chosen.size and (chosen.min() < 0 or chosen.max() >= n_links):
             raise ValueError(f"rows must be links 0..{n_links - 1}")
-        ops_of_path = [np.flatnonzero(result.op_path == p)
-                       for p in range(result.path_indptr.size - 1)]
+        by_path = np.argsort(result.op_path, kind="stable")
+        path_start = np.searchsorted(result.op_path[by_path],
+                                     np.arange(result.path_indptr.size))
         rows_ops = []
         for lk in chosen:
             on = np.flatnonzero(result.path_link == lk)
             paths = np.unique(np.searchsorted(result.path_indptr, on, side="right") - 1)
-            rows_ops.append(np.concatenate([ops_of_path[p] for p in paths])
-                            if paths.size else np.zeros(0, np.int64))
+            rows_ops.append(np.concatenate(
+                [by_path[path_start[p]:path_start[p + 1]] for p in paths]
+            ) if paths.size else np.zeros(0, np.int64))
         labels = [result.link_label(int(lk)) for lk in chosen]
         what = "link" + (f" (busiest {chosen.size} of {n_links})" if rows is None else "")
 
