@@ -317,13 +317,17 @@ class MoEComm:
             out += r.rank_bytes_received[:g]
         return out
 
-    def limiting_link(self) -> HotLink | None:
-        """The busiest link of the slowest dispatch or combine stage (None if nothing moved)."""
-        stages = self.dispatch + self.combine
+    def slowest_stage(self) -> tuple[str, SimResult] | None:
+        """``(phase, result)`` of the longest stage ("dispatch" or "combine"); None if idle."""
+        stages = [("dispatch", r) for r in self.dispatch] + [("combine", r) for r in self.combine]
         if not stages:
             return None
-        slowest = max(stages, key=lambda r: r.time)
-        return slowest.hottest_links(1)[0]
+        return max(stages, key=lambda s: s[1].time)
+
+    def limiting_link(self) -> HotLink | None:
+        """The busiest link of the slowest dispatch or combine stage (None if nothing moved)."""
+        slowest = self.slowest_stage()
+        return None if slowest is None else slowest[1].hottest_links(1)[0]
 
     def endpoint_bound(self, bw_per_dir) -> float:
         """Lower bound on :attr:`time` from the GPUs' own links, seconds.

@@ -83,8 +83,9 @@ def draw_traffic_heatmap(ax, matrix: np.ndarray, boxes: np.ndarray, title: str =
     traffic inside a node (over NVLink).
     """
     boxes = np.asarray(boxes)
-    if level == "node":
-        m = node_traffic(matrix, boxes) / 1e6
+    if level == "node":  # what stays on a GPU crosses nothing: leave the GPU diagonal out
+        local = np.asarray(matrix, dtype=float)
+        m = node_traffic(local - np.diag(np.diag(local)), boxes) / 1e6
         shown = m
         sender, receiver = "sending node", "receiving node"
     elif level == "gpu":
@@ -124,7 +125,7 @@ def draw_traffic_heatmap(ax, matrix: np.ndarray, boxes: np.ndarray, title: str =
         cb = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.03)
         cb.set_label("bytes sent (MB)")
     default = ("dispatch bytes, GPU to GPU (grey: stays on the GPU)" if level == "gpu"
-               else "dispatch bytes, node to node (diagonal: inside a node)")
+               else "dispatch bytes, node to node (diagonal: between GPUs of a node)")
     ax.set_title(title or default)
 
 
@@ -185,7 +186,9 @@ def draw_receive_bytes(ax, comm: MoEComm, label_link: bool = True) -> None:
     ax.legend(fontsize=8, loc="upper right")
     link = comm.limiting_link()
     if label_link and link is not None:
-        ax.set_title(f"limiting link: {link.label} ({link.utilisation:.0%} busy)", fontsize=10)
+        phase = comm.slowest_stage()[0]
+        ax.set_title(f"limiting link ({phase}): {link.label}, {link.utilisation:.0%} busy",
+                     fontsize=10)
 
 
 def gpu_boxes_of(comm: MoEComm) -> np.ndarray:
@@ -381,7 +384,7 @@ def skew_figure(skews: Sequence[float], results: Sequence[MoEComm], bw_per_dir: 
     bound = np.array([r.endpoint_bound(bw_per_dir) for r in results]) * 1e3
     fig, ax = new_figure(width=8.0, height=3.8)
     ax.plot(s, t, "o-", color=SERIES[1], lw=2, label="simulated dispatch + combine")
-    ax.plot(s, bound, "--", color="k", lw=1,
+    ax.plot(s, bound, "--", color="k", lw=1, zorder=3,
             label="busiest GPU's bytes / its bandwidth (per stage)")
     ax.axhline(t[0], color=SERIES[0], ls=":", lw=1.2, label=f"skew {s[0]:g} (balanced)")
     for si, ti in zip(s[1:], t[1:], strict=True):
