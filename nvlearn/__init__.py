@@ -16,32 +16,54 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"
 
 _SUBMODULES = (
+    # foundations
     "units",
     "specs",
     "check",
+    # the fabric and the collectives: one schedule, run twice
     "topology",
     "schedule",
     "dataplane",
     "collectives",
     "sim",
+    "numerics",
+    "tuner",
+    # one module (or package) per notebook topic
+    "ladder",
+    "audit",
+    "sgd",
+    "serdes",
+    "traffic",
+    "fabric_math",
+    "memory_semantics",
+    "moe",
+    # presentation
     "plots",
     "widgets",
-    "serdes",
 )
 
 __all__ = ["__version__", *_SUBMODULES]
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import (  # noqa: F401
+        audit,
         check,
         collectives,
         dataplane,
+        fabric_math,
+        ladder,
+        memory_semantics,
+        moe,
+        numerics,
         plots,
         schedule,
         serdes,
+        sgd,
         sim,
         specs,
         topology,
+        traffic,
+        tuner,
         units,
         widgets,
     )
