@@ -1,0 +1,398 @@
+"""Measure instead of predict: every all-reduce algorithm across message sizes on one fabric.
+
+NCCL *predicts* with a calibrated model (:mod:`nvlearn.tuner.nccl`). Here each algorithm of
+:mod:`nvlearn.collectives` is timed as what it is — a Schedule — either by the simulator
+(:func:`nvlearn.sim.simulate` on the Topology: routes, contention, the pod's 2:1 taper) or by
+its closed form (:func:`nvlearn.collectives.cost`: one uncontended switch, exact there), and
+the fastest at each size is read off the curves.
+
+The closed forms need two numbers per level, read off the topology by :func:`link_params`:
+
+* ``bw_per_dir``, ``alpha``: the bottleneck bandwidth and the latency of the route between
+  GPU 0 and the farthest GPU of the communicator, one flow alone (a flat algorithm's best
+  case: on the pod the taper only bites when many GPUs cross boxes at once — the simulator
+  shows when);
+* ``bw_inter``, ``alpha_inter``: for the hierarchical algorithm's rail rings, where every GPU
+  of a node crosses at once: each GPU's share of the node's exit capacity (at most its own
+  route's bottleneck), and the cross-node latency.
+
+Pipelining matters as much as the algorithm (a one-chunk NVLS all-reduce of 1 GiB is slower
+than a ring): :func:`best_chunks` gives each algorithm the pipeline depth (a power of two up to
+``max_chunks``) at which its closed form is fastest, and the sweeps use it unless told a
+``chunks``.
+
+Examples
+--------
+>>> from nvlearn.topology import dgx_h100
+>>> sw = closed_form_sweep(link_params(dgx_h100()), [2**10, 2**30], ["ring", "nvls"])
+>>> [sw.algorithms[i] for i in sw.best_index()]
+['nvls', 'nvls']
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from nvlearn import collectives
+from nvlearn.collectives.metrics import busbw_factor
+from nvlearn.collectives.nvls import nvswitch_planes
+
+#: Message sizes of the notebook's sweeps: 1 KiB to 8 GiB in powers of two, bytes.
+SIZES = 2.0 ** np.arange(10, 34)
+
+#: Sweep names -> (collectives algorithm, options). "hierarchical" runs a ring inside each
+#: node, "hierarchical_nvls" NVLS inside each node; both ring across nodes.
+VARIANTS: dict[str, tuple[str, dict]] = {
+    "ring": ("ring", {}),
+    "tree": ("tree", {}),
+    "double_binary_tree": ("double_binary_tree", {}),
+    "recursive_doubling": ("recursive_doubling", {}),
+    "rabenseifner": ("rabenseifner", {}),
+    "nvls": ("nvls", {}),
+    "hierarchical": ("hierarchical", {"intra": "ring"}),
+    "hierarchical_nvls": ("hierarchical", {"intra": "nvls"}),
+}
+
+#: Deepest pipeline :func:`best_chunks` tries.
+MAX_CHUNKS = 64
+
+
+@dataclass(frozen=True)
+class LinkParams:
+    """A fabric as the closed forms see it (bytes/s per direction, seconds).
+
+    ``bw_per_dir``/``alpha``: one flow from GPU 0 to the farthest rank (flat algorithms);
+    ``bw_intra``/``alpha_intra``: inside a node; ``bw_inter``/``alpha_inter``: each GPU's
+    share across nodes when all of a node's GPUs cross at once (hierarchical).
+
+    Examples
+    --------
+    >>> from nvlearn.topology import nvlink_pod
+    >>> lp = link_params(nvlink_pod())
+    >>> round(lp.bw_per_dir / 1e9), round(lp.bw_inter / 1e9), round(lp.alpha_inter * 1e6, 2)
+    (450, 225, 2.0)
+    """
+
+    name: str
+    n_ranks: int
+    ranks_per_node: int
+    nvls_domain: bool
+    bw_per_dir: float
+    alpha: float
+    bw_intra: float
+    alpha_intra: float
+    bw_inter: float
+    alpha_inter: float
+
+    @property
+    def n_nodes(self) -> int:
+        """Nodes (boxes) the communicator spans."""
+        return self.n_ranks // self.ranks_per_node
+
+    def available(self, variant: str) -> bool:
+        """Whether ``variant`` applies: NVLS needs one NVSwitch domain, hierarchical >1 node."""
+        algo, opts = _variant(variant)
+        if algo == "nvls":
+            return self.nvls_domain
+        if algo == "hierarchical":
+            return self.n_nodes > 1 and (opts["intra"] != "nvls" or self.ranks_per_node > 1)
+        return True
+
+    def options(self, variant: str) -> dict:
+        """Keyword options of :func:`nvlearn.collectives.cost` for ``variant``."""
+        algo, opts = _variant(variant)
+        if algo != "hierarchical":
+            return {}
+        return {"ranks_per_node": self.ranks_per_node, "intra": opts["intra"],
+                "bw_inter": self.bw_inter, "alpha_inter": self.alpha_inter}
+
+
+def _variant(name: str) -> tuple[str, dict]:
+    if name not in VARIANTS:
+        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(VARIANTS)}")
+    return VARIANTS[name]
+
+
+def _route(topology, a: int, b: int) -> tuple[float, float]:
+    """Bottleneck bandwidth (bytes/s) and latency (s) of one flow from GPU a to GPU b."""
+    g = np.asarray(topology.gpus)
+    indptr, link, frac, latency = topology.routes(g[[a]], g[[b]])
+    load = np.bincount(link, weights=frac, minlength=topology.n_links)
+    used = load > 0
+    return float(np.min(np.asarray(topology.link_capacity)[used] / load[used])), \
+        float(latency[0])
+
+
+@functools.lru_cache(maxsize=64)
+def _link_params(topology, n_ranks: int, ranks_per_node: int | None) -> LinkParams:
+    p = int(n_ranks)
+    box = np.asarray(topology.node_box)[np.asarray(topology.gpus)[:p]]
+    per_box = int(np.sum(box == box[0]))
+    q = per_box if ranks_per_node is None else int(ranks_per_node)
+    if q < 1 or p % q:
+        raise ValueError(f"ranks_per_node must divide n_ranks={p}, got {ranks_per_node}")
+    far = p - 1
+    bw, alpha = _route(topology, 0, far)
+    bw_intra, alpha_intra = _route(topology, 0, q - 1) if q > 1 else (bw, alpha)
+    bw_inter, alpha_inter = bw, alpha
+    if p > q:
+        src, dst = np.asarray(topology.link_src), np.asarray(topology.link_dst)
+        nb = np.asarray(topology.node_box)
+        leave = (nb[src] == box[0]) & (nb[dst] != box[0])
+        exit_bw = float(np.asarray(topology.link_capacity)[leave].sum())
+        pair_bw, alpha_inter = _route(topology, 0, q)
+        bw_inter = min(pair_bw, exit_bw / per_box) if exit_bw > 0 else pair_bw
+    try:
+        nvswitch_planes(topology, range(p))
+        nvls = True
+    except ValueError:
+        nvls = False
+    return LinkParams(topology.name, p, q, nvls, bw, alpha, bw_intra, alpha_intra, bw_inter,
+                      alpha_inter)
+
+
+def link_params(topology, n_ranks: int | None = None,
+                ranks_per_node: int | None = None) -> LinkParams:
+    """Closed-form parameters of ``topology`` for ``n_ranks`` GPUs (default all).
+
+    ``ranks_per_node`` defaults to the GPUs of one box.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> lp = link_params(dgx_h100())
+    >>> round(lp.bw_per_dir / 1e9), round(lp.alpha * 1e6, 2), lp.nvls_domain
+    (450, 1.0, True)
+    """
+    p = int(topology.n_gpus) if n_ranks is None else n_ranks
+    if isinstance(p, bool) or int(p) != p or not 2 <= p <= topology.n_gpus:
+        raise ValueError(f"n_ranks must be an integer from 2 to {topology.n_gpus}, got {n_ranks}")
+    return _link_params(topology, int(p), ranks_per_node)
+
+
+def closed_form_time(variant: str, params: LinkParams, n_bytes: float, chunks: int) -> float:
+    """Closed-form all-reduce time (s) of ``variant`` on ``params``' fabric."""
+    algo, _ = _variant(variant)
+    bw, alpha = ((params.bw_intra, params.alpha_intra) if algo == "hierarchical"
+                 else (params.bw_per_dir, params.alpha))
+    return collectives.cost("allreduce", algo, params.n_ranks, float(n_bytes), bw, alpha,
+                            chunks=int(chunks), **params.options(variant))
+
+
+def best_chunks(variant: str, params: LinkParams, n_bytes: float,
+                max_chunks: int = MAX_CHUNKS, rtol: float = 0.01) -> int:
+    """The shallowest pipeline (power of two <= ``max_chunks``) whose closed form is within
+    ``rtol`` of the fastest — deeper pipelines that gain less than 1 % are not worth their
+    extra messages.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> lp = link_params(dgx_h100())
+    >>> best_chunks("nvls", lp, 2**10), best_chunks("nvls", lp, 2**30)
+    (1, 64)
+    """
+    cands = [2**k for k in range(int(math.log2(max_chunks)) + 1)]
+    times = np.array([closed_form_time(variant, params, n_bytes, c) for c in cands])
+    return cands[int(np.flatnonzero(times <= times.min() * (1.0 + rtol))[0])]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Times of several all-reduce algorithms over a range of sizes on one fabric.
+
+    ``time[a, s]`` is seconds for ``algorithms[a]`` at ``sizes[s]``; ``chunks[a, s]`` the
+    pipeline depth used; ``methods[a]`` "simulated" or "closed form".
+    """
+
+    fabric: str
+    n_ranks: int
+    sizes: np.ndarray
+    algorithms: tuple[str, ...]
+    time: np.ndarray
+    chunks: np.ndarray
+    methods: tuple[str, ...]
+
+    def combine(self, *others: Sweep) -> Sweep:
+        """One Sweep with the rows of ``self`` and ``others`` (same fabric, ranks, sizes)."""
+        rows = [self, *others]
+        for o in others:
+            if (o.fabric, o.n_ranks) != (self.fabric, self.n_ranks) or not np.array_equal(
+                    o.sizes, self.sizes):
+                raise ValueError("combine needs sweeps of the same fabric, ranks and sizes")
+        names = sum((r.algorithms for r in rows), ())
+        if len(set(names)) != len(names):
+            raise ValueError(f"an algorithm appears twice: {names}")
+        return Sweep(self.fabric, self.n_ranks, self.sizes, names,
+                     np.vstack([r.time for r in rows]), np.vstack([r.chunks for r in rows]),
+                     sum((r.methods for r in rows), ()))
+
+    @property
+    def algbw(self) -> np.ndarray:
+        """nccl-tests algbw, bytes/s, same shape as ``time``."""
+        return self.sizes[None, :] / self.time
+
+    @property
+    def busbw(self) -> np.ndarray:
+        """nccl-tests busbw (algbw x 2(p-1)/p), bytes/s."""
+        return self.algbw * busbw_factor("allreduce", self.n_ranks)
+
+    def best_index(self, among: Sequence[str] | None = None, rtol: float = 0.01) -> np.ndarray:
+        """Index (into ``algorithms``) of the fastest algorithm at each size.
+
+        ``among`` limits the contest (default: all). The title is sticky: going up in size, a
+        challenger must beat the holder by more than ``rtol`` to take it, so two curves
+        that run together (ring and Rabenseifner at large sizes) do not flip back and forth.
+        """
+        rows = self._rows(among)
+        t = np.where(np.isfinite(self.time), self.time, np.inf)
+        best = np.empty(self.sizes.size, dtype=np.int64)
+        cur = rows[int(np.argmin(t[rows, 0]))]
+        for s in range(self.sizes.size):
+            fastest = rows[int(np.argmin(t[rows, s]))]
+            if t[cur, s] > t[fastest, s] * (1.0 + rtol):
+                cur = fastest
+            best[s] = cur
+        return best
+
+    def _rows(self, among) -> np.ndarray:
+        if among is None:
+            return np.arange(len(self.algorithms))
+        missing = [a for a in among if a not in self.algorithms]
+        if missing or not among:
+            raise ValueError(f"among must name algorithms of this sweep {self.algorithms}, "
+                             f"got {list(among)}")
+        return np.array([self.algorithms.index(a) for a in among])
+
+    def crossovers(self, among: Sequence[str] | None = None,
+                   rtol: float = 0.01) -> list[tuple[float, str, str]]:
+        """``(size, from, to)`` wherever the fastest algorithm changes, in increasing size.
+
+        The size is where the two curves cross, each taken as linear in ``n`` between the
+        neighbouring sizes of the sweep (exact for the affine one-chunk closed forms).
+        ``among`` and ``rtol`` as in :meth:`best_index`.
+        """
+        best = self.best_index(among, rtol)
+        out = []
+        for i in np.flatnonzero(best[1:] != best[:-1]):
+            a, b = int(best[i]), int(best[i + 1])
+            n0, n1 = self.sizes[i], self.sizes[i + 1]
+            da = self.time[a, i + 1] - self.time[a, i]
+            db = self.time[b, i + 1] - self.time[b, i]
+            u = (self.time[b, i] - self.time[a, i]) / (da - db) if da != db else 0.5
+            out.append((float(n0 + min(max(u, 0.0), 1.0) * (n1 - n0)), self.algorithms[a],
+                        self.algorithms[b]))
+        return out
+
+    def row(self, algorithm: str) -> np.ndarray:
+        """Times of one algorithm over ``sizes``."""
+        return self.time[self.algorithms.index(algorithm)]
+
+
+def _check(sizes, algorithms, params: LinkParams) -> tuple[np.ndarray, tuple[str, ...]]:
+    x = np.asarray(sizes, dtype=np.float64).reshape(-1)
+    if x.size == 0 or not np.all(np.isfinite(x)) or np.any(x <= 0):
+        raise ValueError("sizes must be positive, finite byte counts")
+    names = tuple(VARIANTS) if algorithms is None else tuple(algorithms)
+    for a in names:
+        _variant(a)
+    names = tuple(a for a in names if params.available(a))
+    if not names:
+        raise ValueError(f"none of {algorithms} runs on {params.name!r} with "
+                         f"{params.n_ranks} ranks")
+    return x, names
+
+
+def _chunks_for(variant, params, n, chunks) -> int:
+    if chunks is None:
+        return best_chunks(variant, params, n)
+    if isinstance(chunks, bool) or int(chunks) != chunks or chunks < 1:
+        raise ValueError(f"chunks must be a positive integer or None (best), got {chunks!r}")
+    return int(chunks)
+
+
+def closed_form_sweep(params: LinkParams, sizes=SIZES, algorithms: Sequence[str] | None = None,
+                      chunks: int | None = None) -> Sweep:
+    """Closed-form times of ``algorithms`` (default all that apply) at ``sizes``.
+
+    ``chunks=None`` gives each algorithm its :func:`best_chunks` at each size.
+    """
+    x, names = _check(sizes, algorithms, params)
+    ch = np.array([[_chunks_for(a, params, n, chunks) for n in x] for a in names],
+                  dtype=np.int64)
+    t = np.array([[closed_form_time(a, params, n, c) for n, c in zip(x, row, strict=True)]
+                  for a, row in zip(names, ch, strict=True)])
+    return Sweep(params.name, params.n_ranks, x, names, t, ch, ("closed form",) * len(names))
+
+
+def build_allreduce(topology, variant: str, n_bytes: float, chunks: int = 1,
+                    n_ranks: int | None = None, ranks_per_node: int | None = None):
+    """``variant``'s all-reduce Schedule for the first ``n_ranks`` GPUs of ``topology``
+    (NVLS and hierarchical take their NVSwitch planes and nodes from it)."""
+    algo, opts = _variant(variant)
+    p = int(topology.n_gpus) if n_ranks is None else int(n_ranks)
+    if algo == "nvls":
+        return collectives.nvls_allreduce(p, n_bytes, chunks,
+                                          switches=nvswitch_planes(topology, range(p)))
+    if algo == "hierarchical":
+        q = link_params(topology, p, ranks_per_node).ranks_per_node
+        groups = np.arange(p).reshape(p // q, q)
+        switches = ([nvswitch_planes(topology, g) for g in groups] if opts["intra"] == "nvls"
+                    else None)
+        return collectives.hierarchical_allreduce(p, n_bytes, chunks, intra=opts["intra"],
+                                                  groups=groups, switches=switches)
+    return collectives.allreduce(topology if p == topology.n_gpus else p, n_bytes, algo,
+                                 chunks=chunks)
+
+
+def simulate_allreduce(topology, variant: str, n_bytes: float, chunks: int = 1,
+                       n_ranks: int | None = None, ranks_per_node: int | None = None):
+    """Build ``variant``'s Schedule on ``topology`` and simulate it; returns the SimResult.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> r = simulate_allreduce(dgx_h100(), "ring", 2**30, chunks=4)
+    >>> round(r.busbw / 1e9)                 # GB/s, the NVLink rate per direction
+    450
+    """
+    from nvlearn.sim import simulate
+
+    return simulate(topology, build_allreduce(topology, variant, n_bytes, chunks, n_ranks,
+                                              ranks_per_node))
+
+
+def simulated_sweep(topology, sizes=SIZES, algorithms: Sequence[str] | None = None,
+                    chunks: int | None = None, n_ranks: int | None = None,
+                    ranks_per_node: int | None = None, max_ops: int | None = None) -> Sweep:
+    """Simulated times (the Schedules on the Topology) of ``algorithms`` at ``sizes``.
+
+    ``chunks=None`` uses each algorithm's :func:`best_chunks` (chosen by its closed form);
+    ``max_ops`` caps the pipeline depth (halving it) so that no simulated Schedule has more
+    ops than that — a 256-rank ring has 130,560 ops per chunk.
+    """
+    params = link_params(topology, n_ranks, ranks_per_node)
+    x, names = _check(sizes, algorithms, params)
+    ch = np.array([[_chunks_for(a, params, n, chunks) for n in x] for a in names],
+                  dtype=np.int64)
+    if max_ops is not None:
+        for i, a in enumerate(names):
+            ops1 = _ops_per_chunk(topology, a, params)
+            cap = 2 ** int(math.floor(math.log2(max(1, max_ops // ops1))))
+            ch[i] = np.minimum(ch[i], cap)
+    t = np.array([[simulate_allreduce(topology, a, n, int(c), params.n_ranks,
+                                      params.ranks_per_node).time
+                   for n, c in zip(x, row, strict=True)]
+                  for a, row in zip(names, ch, strict=True)])
+    return Sweep(params.name, params.n_ranks, x, names, t, ch, ("simulated",) * len(names))
+
+
+def _ops_per_chunk(topology, variant: str, params: LinkParams) -> int:
+    """Ops of ``variant``'s one-chunk Schedule (its ops grow in proportion to chunks)."""
+    return build_allreduce(topology, variant, 1.0, 1, params.n_ranks,
+                           params.ranks_per_node).n_ops
