@@ -255,3 +255,15 @@ def test_bad_fabric():
         tuner.tune("allreduce", f, n_ranks=4)
     with pytest.raises(ValueError, match="ranks_per_node"):
         tuner.tune("allreduce", pcie_box(), ranks_per_node=4)
+
+
+def test_algorithm_times_take_the_best_protocol(dgx):
+    t = tuner.tune("allreduce", dgx)
+    sizes = [2.0**10, 2.0**30]
+    ring = t.algorithm_times("ring", sizes)
+    rows = [c for c in t.candidates if c.algorithm == "ring"]
+    assert ring[0] == pytest.approx(min(c.time(sizes[0]) for c in rows))
+    assert ring[1] == pytest.approx(min(c.time(sizes[1]) for c in rows))
+    assert np.all(np.isinf(t.algorithm_times("nvls_tree", sizes)))
+    with pytest.raises(ValueError, match="candidate"):
+        t.algorithm_times("rabenseifner", sizes)

@@ -138,3 +138,25 @@ def test_bad_input(dgx):
         tuner.link_params(dgx, 8, 3)
     with pytest.raises(ValueError, match="among"):
         tuner.closed_form_sweep(lp, [1e6], ["ring"]).best_index(among=["nvls"])
+
+
+def test_speedup_stays_below_the_ideal(dgx):
+    from nvlearn.collectives.volume import ideal_in_network_speedup
+
+    lp = tuner.link_params(dgx)
+    s = tuner.speedup(lp, [2.0**20, 2.0**33])
+    assert 1.4 < s[1] < ideal_in_network_speedup(8)
+    derated = tuner.speedup(lp, [2.0**33], fast_bw_factor=0.85)
+    assert derated[0] < s[1]
+    with pytest.raises(ValueError, match="fast_bw_factor"):
+        tuner.speedup(lp, [1e6], fast_bw_factor=0.0)
+
+
+def test_gpu_traffic_matches_the_volume_formulas(dgx):
+    n = 2.0**26
+    ring = tuner.gpu_traffic(tuner.simulate_allreduce(dgx, "ring", n, 2))
+    nvls = tuner.gpu_traffic(tuner.simulate_allreduce(dgx, "nvls", n, 2))
+    np.testing.assert_allclose(ring[0] / n, 2 * 7 / 8)
+    np.testing.assert_allclose(ring[1] / n, 2 * 7 / 8)
+    np.testing.assert_allclose(nvls[0] / n, 1 + 1 / 8)
+    np.testing.assert_allclose(nvls[1] / n, 1 + 1 / 8)

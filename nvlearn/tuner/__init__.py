@@ -42,9 +42,11 @@ from nvlearn.tuner.sweep import (
     build_allreduce,
     closed_form_sweep,
     closed_form_time,
+    gpu_traffic,
     link_params,
     simulate_allreduce,
     simulated_sweep,
+    speedup,
 )
 
 __all__ = [
@@ -69,9 +71,11 @@ __all__ = [
     "closed_form_time",
     "fabric_from_topology",
     "format_size",
+    "gpu_traffic",
     "link_params",
     "simulate_allreduce",
     "simulated_sweep",
     "source_notes",
+    "speedup",
     "tune",
 ]

@@ -550,6 +550,23 @@ class Tuning:
         x = _check_sizes(n_bytes)
         return np.stack([np.asarray(c.time(x), dtype=np.float64) for c in self.candidates])
 
+    def algorithm_times(self, algorithm: str, n_bytes) -> np.ndarray:
+        """Predicted time of ``algorithm`` at its best protocol, over ``n_bytes`` (inf if it
+        has no enabled protocol).
+
+        Examples
+        --------
+        >>> from nvlearn.topology import dgx_h100
+        >>> t = tune("allreduce", dgx_h100())
+        >>> round(float(t.algorithm_times("ring", [2**10])[0]) * 1e6, 1)    # Ring/LL, us
+        15.0
+        """
+        if algorithm not in ALGORITHMS[self.collective]:
+            raise ValueError(f"{algorithm!r} is not a {self.collective} candidate; choose "
+                             f"from {ALGORITHMS[self.collective]}")
+        rows = [i for i, c in enumerate(self.candidates) if c.algorithm == algorithm]
+        return np.min(self.times(n_bytes)[rows], axis=0)
+
     def best(self, n_bytes) -> Candidate:
         """The cheapest enabled candidate at ``n_bytes`` (ties: NCCL's table order)."""
         t = self.times(float(_check_sizes(n_bytes)))

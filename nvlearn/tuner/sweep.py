@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -365,6 +365,53 @@ def simulate_allreduce(topology, variant: str, n_bytes: float, chunks: int = 1,
 
     return simulate(topology, build_allreduce(topology, variant, n_bytes, chunks, n_ranks,
                                               ranks_per_node))
+
+
+def speedup(params: LinkParams, sizes=SIZES, fast: str = "nvls", base: str = "ring",
+            fast_bw_factor: float = 1.0) -> np.ndarray:
+    """``base``'s time over ``fast``'s at each size, both at their best pipeline depth.
+
+    ``fast_bw_factor`` scales ``fast``'s link bandwidth (e.g. NCCL's ``nvlsEfficiency``, to
+    ask what an in-switch reduction at 85 % of the wire rate would gain).
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> round(float(speedup(link_params(dgx_h100()), [2**33])[0]), 2)
+    1.49
+    """
+    if not 0 < fast_bw_factor <= 1:
+        raise ValueError(f"fast_bw_factor must be in (0, 1], got {fast_bw_factor}")
+    x, _ = _check(sizes, [fast, base], params)
+    slow = replace(params, bw_per_dir=params.bw_per_dir * fast_bw_factor,
+                   bw_intra=params.bw_intra * fast_bw_factor,
+                   bw_inter=params.bw_inter * fast_bw_factor)
+    t_base = [closed_form_time(base, params, n, best_chunks(base, params, n)) for n in x]
+    t_fast = [closed_form_time(fast, slow, n, best_chunks(fast, slow, n)) for n in x]
+    return np.asarray(t_base) / np.asarray(t_fast)
+
+
+def gpu_traffic(result) -> tuple[np.ndarray, np.ndarray]:
+    """Bytes each GPU put on its links and took off them in a simulation (one entry per
+    GPU of the topology, rank order): ``(sent, received)``.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> sent, received = gpu_traffic(simulate_allreduce(dgx_h100(), "ring", 8e6))
+    >>> float(sent[0]) / 8e6                     # 2 (p-1)/p of the buffer
+    1.75
+    """
+    topo = result.topology
+    gpus = np.asarray(topo.gpus)
+    node_to_gpu = np.full(topo.n_nodes, -1, dtype=np.int64)
+    node_to_gpu[gpus] = np.arange(gpus.size)
+    src = node_to_gpu[np.asarray(topo.link_src)]
+    dst = node_to_gpu[np.asarray(topo.link_dst)]
+    lb = np.asarray(result.link_bytes, dtype=np.float64)
+    sent = np.bincount(src[src >= 0], weights=lb[src >= 0], minlength=gpus.size)
+    received = np.bincount(dst[dst >= 0], weights=lb[dst >= 0], minlength=gpus.size)
+    return sent, received
 
 
 def simulated_sweep(topology, sizes=SIZES, algorithms: Sequence[str] | None = None,
