@@ -1,0 +1,509 @@
+"""Figures for notebook 04: all-reduce algorithms over message sizes, NCCL's choice, NVLS.
+
+Every function returns a matplotlib Figure (started with :func:`~nvlearn.plots.style.new_figure`).
+:func:`sweep_svg` draws the explorer's chart as an SVG string instead — a few milliseconds,
+where a matplotlib render takes a few hundred.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
+
+#: One colour per algorithm, the same in every figure of the notebook.
+ALGO_COLOURS: dict[str, str] = {
+    "ring": SERIES[0],
+    "tree": SERIES[7],
+    "double_binary_tree": SERIES[2],
+    "recursive_doubling": SERIES[5],
+    "rabenseifner": SERIES[3],
+    "nvls": SERIES[1],
+    "hierarchical": SERIES[6],
+    "hierarchical_nvls": SERIES[4],
+    "nvls_tree": SERIES[4],
+}
+#: Readable names of the algorithms.
+ALGO_LABELS: dict[str, str] = {
+    "ring": "ring",
+    "tree": "binary tree",
+    "double_binary_tree": "double binary tree",
+    "recursive_doubling": "recursive doubling",
+    "rabenseifner": "Rabenseifner",
+    "nvls": "NVLS (in-switch)",
+    "hierarchical": "hierarchical (ring in node)",
+    "hierarchical_nvls": "hierarchical (NVLS in node)",
+    "nvls_tree": "NVLSTree",
+}
+_PROTO_STYLE = {"ll": ":", "ll128": "--", "simple": "-"}
+
+
+def size_label(n_bytes: float) -> str:
+    """Sizes in binary units: ``"1 KiB"``, ``"64 MiB"``; others to 3 digits (``"0.99 MiB"``).
+
+    Examples
+    --------
+    >>> size_label(2**10), size_label(3 * 2**20), size_label(1.5e6), size_label(1037866)
+    ('1 KiB', '3 MiB', '1.43 MiB', '0.99 MiB')
+    """
+    v = float(n_bytes)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        exact = v == round(v) and v < 1024
+        if exact or v < 1000 or unit == "TiB":
+            return f"{v:.0f} {unit}" if exact else f"{v:.3g} {unit}"
+        v /= 1024
+    raise AssertionError("unreachable")
+
+
+def _size_axis(ax, sizes) -> None:
+    lo, hi = float(np.min(sizes)), float(np.max(sizes))
+    ax.set_xscale("log", base=2)
+    k0, k1 = int(np.ceil(np.log2(lo))), int(np.floor(np.log2(hi)))
+    ticks = [2.0**k for k in range(k0, k1 + 1) if (k - k0) % 4 == 0]
+    if ticks[-1] < hi:
+        ticks.append(2.0**k1)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: size_label(x)))
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("message size per GPU")
+
+
+def time_label(seconds: float) -> str:
+    """Tick-style time: ``"10 µs"``, ``"100 µs"``, ``"1 ms"``, ``"2.5 s"``.
+
+    Examples
+    --------
+    >>> time_label(1e-4), time_label(2.5e-3), time_label(1e-9)
+    ('100 µs', '2.5 ms', '1 ns')
+    """
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if seconds >= scale or unit == "ns":
+            return f"{seconds / scale:.3g} {unit}"
+    raise AssertionError("unreachable")
+
+
+def _time_axis(ax) -> None:
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: time_label(y)))
+    ax.set_ylabel("time (log scale)")
+
+
+def _dense(sizes: np.ndarray, values: np.ndarray, per: int = 12) -> tuple[np.ndarray, np.ndarray]:
+    """Points between the sweep's sizes, values linear in n between them (exact for the
+    affine stretches of a collective's time)."""
+    xs = np.concatenate([np.geomspace(a, b, per, endpoint=False)
+                         for a, b in zip(sizes[:-1], sizes[1:], strict=True)] + [sizes[-1:]])
+    return xs, np.interp(xs, sizes, values)
+
+
+def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
+                 among: Sequence[Sequence[str] | None] | None = None,
+                 bus_bw_ref: Mapping[str, float] | None = None):
+    """Time (top) and nccl-tests busbw (bottom) vs size, one column per Sweep.
+
+    Simulated algorithms are drawn with dots at the simulated sizes, closed forms as dashed
+    lines; the fastest algorithm's curve is underlaid in grey and every change of the
+    fastest is marked (dotted line, "a → b" at its size).
+
+    Parameters
+    ----------
+    sweeps : sequence of :class:`~nvlearn.tuner.Sweep`
+    titles : sequence of str, optional
+    among : sequence (one per sweep) of algorithm lists or None, optional
+        Which algorithms compete for "fastest" (shaded, crossovers marked); default all.
+    bus_bw_ref : mapping of label -> bytes/s, optional
+        Horizontal reference lines in the busbw panels (e.g. the NVLink rate).
+
+    Examples
+    --------
+    >>> from nvlearn.tuner import closed_form_sweep, link_params
+    >>> from nvlearn.topology import dgx_h100
+    >>> fig = sweep_figure([closed_form_sweep(link_params(dgx_h100()))])
+    >>> len(fig.axes)
+    2
+    """
+    n = len(sweeps)
+    fig, axes = new_figure(2, n, width=6.2 * n, height=8.2, squeeze=False, sharex="col")
+    seen: dict[str, object] = {}
+    styles: set[bool] = set()
+    for j, sw in enumerate(sweeps):
+        ax_t, ax_b = axes[0, j], axes[1, j]
+        contest = among[j] if among else None
+        best = sw.best_index(contest)
+        env = sw.time[best, np.arange(sw.sizes.size)]
+        xs, ys = _dense(sw.sizes, env)
+        ax_t.plot(xs, ys, color="#bbbbbb", lw=7, alpha=0.6, solid_capstyle="round",
+                  zorder=1, label="fastest")
+        factor = 2.0 * (sw.n_ranks - 1) / sw.n_ranks          # nccl-tests' busbw factor
+        for i, algo in enumerate(sw.algorithms):
+            colour = ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)])
+            sim = sw.methods[i] == "simulated"
+            label = ALGO_LABELS.get(algo, algo)
+            xd, td = _dense(sw.sizes, sw.time[i])
+            ax_t.plot(xd, td, "-" if sim else "--", color=colour, lw=1.6, zorder=3)
+            ax_b.plot(xd, xd / td * factor / 1e9, "-" if sim else "--", color=colour, lw=1.6,
+                      zorder=3)
+            if sim and sw.sizes.size < 16:
+                ax_t.plot(sw.sizes, sw.time[i], "o", color=colour, ms=3.5, zorder=4)
+                ax_b.plot(sw.sizes, sw.busbw[i] / 1e9, "o", color=colour, ms=3.5, zorder=4)
+            seen.setdefault(label, Line2D([], [], color=colour, lw=2.5))
+            styles.add(sim)
+        for k, (x, a, b) in enumerate(sw.crossovers(contest)):
+            for ax in (ax_t, ax_b):
+                ax.axvline(x, color="#444444", ls=":", lw=1.0, zorder=2)
+            ax_t.annotate(f"{ALGO_LABELS.get(a, a)} → {ALGO_LABELS.get(b, b)}\n{size_label(x)}",
+                          xy=(x, 0.98 - 0.13 * (k % 3)), xycoords=("data", "axes fraction"),
+                          ha="left", va="top", fontsize=7.5, color="#333333",
+                          xytext=(3, 0), textcoords="offset points",
+                          bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
+        _time_axis(ax_t)
+        _size_axis(ax_b, sw.sizes)
+        ax_b.set_ylabel("busbw (GB/s per GPU, per direction)")
+        ax_b.set_ylim(bottom=0)
+        for label, value in (bus_bw_ref or {}).items():
+            ax_b.axhline(value / 1e9, color=FABRIC_COLOURS["nvlink"], lw=1.0, ls="-.")
+            ax_b.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
+                          va="bottom", fontsize=8, color="#3f7f00")
+        title = titles[j] if titles else f"{sw.fabric}, {sw.n_ranks} GPUs"
+        ax_t.set_title(title)
+        ax_t.tick_params(labelbottom=True)
+        _size_axis(ax_t, sw.sizes)
+        ax_t.set_xlabel("")
+    handles = [Line2D([], [], color="#bbbbbb", lw=7, alpha=0.6), *seen.values()]
+    labels = ["fastest at that size", *seen.keys()]
+    if True in styles:
+        handles.append(Line2D([], [], color="#333333", marker="o", ms=3.5, ls="-"))
+        labels.append("simulated (dots: simulated sizes)")
+    if False in styles:
+        handles.append(Line2D([], [], color="#333333", ls="--"))
+        labels.append("closed form")
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8.5,
+               bbox_to_anchor=(0.5, -0.005))
+    rows = -(-len(labels) // 4)
+    fig.tight_layout(rect=(0, 0.025 * rows + 0.01, 1, 1))
+    return fig
+
+
+def sweep_line_figure(sweep, *, highlight: str | None = None, marker: float | None = None,
+                      title: str = ""):
+    """One panel of time vs size for a Sweep, ``highlight`` thick, ``marker`` a size line.
+
+    Examples
+    --------
+    >>> from nvlearn.tuner import closed_form_sweep, link_params
+    >>> from nvlearn.topology import dgx_h100
+    >>> fig = sweep_line_figure(closed_form_sweep(link_params(dgx_h100())), marker=2**20)
+    >>> fig.axes[0].get_ylabel()
+    'time (log scale)'
+    """
+    fig, ax = new_figure(width=7.5, height=4.0)
+    for a in sweep.algorithms:
+        ax.plot(sweep.sizes, sweep.row(a), color=ALGO_COLOURS.get(a, "k"),
+                label=ALGO_LABELS.get(a, a), lw=3.0 if a == highlight else 1.3)
+    if marker is not None:
+        ax.axvline(marker, color="black", lw=1.0)
+    _time_axis(ax)
+    _size_axis(ax, sweep.sizes)
+    ax.set_title(title or f"{sweep.fabric}, {sweep.n_ranks} GPUs")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def nccl_model_figure(tunings: Sequence, sizes, titles: Sequence[str] | None = None):
+    """NCCL's predicted time of every enabled (algorithm, protocol) vs size, one panel per
+    :class:`~nvlearn.tuner.Tuning`, its choice drawn thick and each switch labelled.
+
+    Examples
+    --------
+    >>> from nvlearn.tuner import tune, SIZES
+    >>> from nvlearn.topology import dgx_h100
+    >>> fig = nccl_model_figure([tune("allreduce", dgx_h100())], SIZES)
+    >>> len(fig.axes)
+    1
+    """
+    n = len(tunings)
+    fig, axes = new_figure(1, n, width=5.6 * n, height=4.6, squeeze=False)
+    x = np.asarray(sizes, dtype=np.float64)
+    xs = np.geomspace(x.min(), x.max(), 400)
+    handles = {}
+    for j, t in enumerate(tunings):
+        ax = axes[0, j]
+        times = t.times(xs)
+        for c, row in zip(t.candidates, times, strict=True):
+            if not c.enabled:
+                continue
+            (h,) = ax.plot(xs, row, _PROTO_STYLE[c.protocol], lw=1.2,
+                           color=ALGO_COLOURS.get(c.algorithm, "k"), alpha=0.9)
+            handles.setdefault(c.label, h)
+        best = np.min(times, axis=0)
+        (hb,) = ax.plot(xs, best, color="black", lw=3.0, alpha=0.35, zorder=1)
+        handles.setdefault("NCCL's choice", hb)
+        first = t.best(xs[0])
+        ax.annotate(first.label, xy=(xs[0], first.time(xs[0])), xytext=(4, 6),
+                    textcoords="offset points", fontsize=8)
+        for k, cx in enumerate(t.crossovers(x.min(), x.max())):
+            ax.axvline(cx.n_bytes, color="#444444", ls=":", lw=1.0)
+            ax.annotate(f"→ {cx.to.label}\n{size_label(cx.n_bytes)}",
+                        xy=(cx.n_bytes, 0.97 - 0.14 * (k % 3)),
+                        xycoords=("data", "axes fraction"), xytext=(3, 0),
+                        textcoords="offset points", ha="left", va="top", fontsize=8,
+                        bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
+        _time_axis(ax)
+        ax.set_ylabel("predicted time (log scale)")
+        _size_axis(ax, x)
+        f = t.fabric
+        where = f"{f.n_nodes} x {f.ranks_per_node}" if f.n_nodes > 1 else "1 node"
+        ax.set_title(titles[j] if titles else f"{f.name}\n{f.n_ranks} GPUs ({where})",
+                     fontsize=10)
+    fig.legend(list(handles.values()), list(handles.keys()), loc="lower center",
+               ncol=min(5, len(handles)), fontsize=8, bbox_to_anchor=(0.5, -0.01))
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    return fig
+
+
+def nvls_speedup_figure(sizes, measured: Mapping[str, np.ndarray], ideal: float,
+                        nccl_model: np.ndarray | None = None, chunks=None,
+                        chunk_speedup: np.ndarray | None = None, n_ranks: int = 8):
+    """NVLS's speed-up over the ring vs size (left) and vs pipeline depth (right).
+
+    Parameters
+    ----------
+    sizes : array of bytes
+    measured : mapping label -> speed-up array over ``sizes`` (e.g. simulated, closed form)
+    ideal : float
+        ``2(p-1)/(p+1)``, the traffic ratio.
+    nccl_model : array, optional
+        NCCL's predicted ratio (its best non-NVLS time / NVLS time) over ``sizes``.
+    chunks, chunk_speedup : arrays, optional
+        Speed-up at the largest size for each NVLS pipeline depth.
+
+    Examples
+    --------
+    >>> fig = nvls_speedup_figure([2**20, 2**30], {"sim": np.array([0.5, 1.4])}, 1.556)
+    >>> len(fig.axes)
+    1
+    """
+    two = chunks is not None
+    fig, axes = new_figure(1, 2 if two else 1, width=11.0 if two else 6.0, height=4.2,
+                           squeeze=False)
+    ax = axes[0, 0]
+    x = np.asarray(sizes, dtype=np.float64)
+    for i, (label, y) in enumerate(measured.items()):
+        ax.plot(x, y, "-o" if i == 0 else "--", ms=3, color=SERIES[1 if i == 0 else 2],
+                label=label)
+    if nccl_model is not None:
+        ax.plot(x, nccl_model, "-", color="black", alpha=0.5, lw=1.5,
+                label="NCCL's model (its own latencies)")
+    ax.axhline(ideal, color=FABRIC_COLOURS["nvlink"], lw=1.5, ls="-.",
+               label=f"ideal 2(p−1)/(p+1) = {ideal:.2f}")
+    ax.axhline(2.0, color="#999999", lw=1.0, ls=":", label="the '2x' claim")
+    ax.axhline(1.0, color="#444444", lw=0.8)
+    _size_axis(ax, x)
+    ax.set_yscale("log")
+    ax.set_ylim(0.4, 12)
+    ax.yaxis.set_major_locator(FixedLocator([0.5, 1, 1.5, 2, 5, 10]))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_ylabel("speed-up of NVLS over the ring (×, log scale)")
+    ax.set_title(f"NVLS vs ring, {n_ranks} GPUs, each at its best pipeline depth")
+    ax.legend(fontsize=8, loc="upper right")
+    if two:
+        ax2 = axes[0, 1]
+        ax2.plot(chunks, chunk_speedup, "-o", ms=4, color=SERIES[1])
+        ax2.axhline(ideal, color=FABRIC_COLOURS["nvlink"], lw=1.5, ls="-.")
+        ax2.axhline(1.0, color="#444444", lw=0.8)
+        ax2.set_xscale("log", base=2)
+        ax2.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax2.set_xlabel("NVLS pipeline depth (slots per shard)")
+        ax2.set_ylabel("speed-up over the best ring (×)")
+        ax2.set_title(f"at {size_label(x[-1])}: pipeline fill eats the gain")
+        ax2.set_ylim(0, 2.3)
+    fig.tight_layout()
+    return fig
+
+
+def link_traffic_figure(bytes_per_gpu: Mapping[str, tuple[np.ndarray, np.ndarray]],
+                        n_bytes: float, refs: Mapping[str, float]):
+    """Bytes each GPU sends up to / receives from the switches, in units of the buffer.
+
+    Parameters
+    ----------
+    bytes_per_gpu : mapping label -> (sent, received) arrays, one entry per GPU, bytes
+    n_bytes : float
+        The all-reduce's buffer (per GPU).
+    refs : mapping label -> multiple of ``n_bytes`` for horizontal reference lines
+
+    Examples
+    --------
+    >>> fig = link_traffic_figure({"ring": (np.ones(8) * 1.75, np.ones(8) * 1.75)}, 1.0,
+    ...                           {"2(p-1)/p": 1.75})
+    >>> len(fig.axes)
+    2
+    """
+    fig, axes = new_figure(1, 2, width=11.0, height=3.8)
+    labels = list(bytes_per_gpu)
+    width = 0.8 / len(labels)
+    for k, (ax, what) in enumerate(zip(axes, ("sent into the fabric", "received from it"),
+                                       strict=True)):
+        for i, label in enumerate(labels):
+            vals = np.asarray(bytes_per_gpu[label][k]) / n_bytes
+            pos = np.arange(vals.size) + (i - (len(labels) - 1) / 2) * width
+            ax.bar(pos, vals, width=width * 0.95, label=label,
+                   color=ALGO_COLOURS.get(label.split()[0], SERIES[i % len(SERIES)]))
+        for j, (rl, rv) in enumerate(refs.items()):
+            ax.axhline(rv, color="#333333", ls=["--", ":", "-."][j % 3], lw=1.0)
+            ax.annotate(rl, xy=(1.0, rv), xycoords=("axes fraction", "data"), ha="right",
+                        va="bottom", fontsize=8,
+                        bbox={"fc": "white", "ec": "none", "alpha": 0.85, "pad": 1})
+        ax.set_xticks(np.arange(vals.size), [f"GPU {g}" for g in range(vals.size)],
+                      fontsize=8)
+        ax.set_ylabel("bytes / buffer size")
+        ax.set_title(f"per GPU: bytes {what}")
+        ax.set_ylim(0, max(2.1, ax.get_ylim()[1]))
+    axes[0].legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def numerics_figure(tables: Mapping[int, object], dtypes: Sequence[str] = ("float32", "bfloat16")):
+    """Relative RMS error of each algorithm's sum, per dtype (panels) and rank count (bars).
+
+    Parameters
+    ----------
+    tables : mapping n_ranks -> :class:`~nvlearn.numerics.ErrorTable`
+
+    Examples
+    --------
+    >>> from nvlearn.numerics import reduction_order_errors
+    >>> t = reduction_order_errors(4, 64, algorithms=("ring", "tree"))
+    >>> len(numerics_figure({4: t}).axes)
+    2
+    """
+    fig, axes = new_figure(1, len(dtypes), width=5.6 * len(dtypes), height=4.0, squeeze=False)
+    counts = list(tables)
+    for ax, dtype in zip(axes[0], dtypes, strict=True):
+        algos = [r.algorithm for r in tables[counts[0]].rows if r.dtype == dtype]
+        width = 0.8 / len(counts)
+        for k, p in enumerate(counts):
+            vals = [tables[p].get(a, dtype).rel_rms_error for a in algos]
+            pos = np.arange(len(algos)) + (k - (len(counts) - 1) / 2) * width
+            ax.bar(pos, vals, width=width * 0.95, color=SERIES[(2 * k) % len(SERIES)],
+                   label=f"{p} GPUs")
+        ax.set_xticks(np.arange(len(algos)),
+                      [ALGO_LABELS.get(a, a).split(" (")[0] for a in algos], rotation=25,
+                      ha="right", fontsize=8.5)
+        ax.set_ylabel("relative RMS error of the sum")
+        ax.set_title(f"{dtype}: additions rounded to {dtype}")
+        ax.ticklabel_format(axis="y", style="sci", scilimits=(-2, 2))
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------------------
+# SVG for the explorer
+# --------------------------------------------------------------------------------------
+
+def _log_scale(lo: float, hi: float, a: float, b: float):
+    llo, lhi = np.log10(lo), np.log10(hi)
+    return lambda v: a + (np.log10(v) - llo) / (lhi - llo) * (b - a)
+
+
+def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None = None,
+              marker: float | None = None, crossovers: Sequence[tuple[float, str, str]] = (),
+              title: str = "", width: int = 620, height: int = 300) -> str:
+    """A log-log chart of time vs size as an SVG string (no matplotlib: a few ms).
+
+    Parameters
+    ----------
+    sizes : array of bytes
+    times : mapping algorithm -> seconds over ``sizes`` (nan skipped)
+    highlight : str, optional
+        Algorithm drawn thick; the others thin.
+    marker : float, optional
+        A size to mark with a vertical line and a dot on each curve.
+    crossovers : sequence of (size, from, to)
+    title : str
+
+    Examples
+    --------
+    >>> svg = sweep_svg([2**10, 2**20], {"ring": np.array([1e-5, 1e-4])}, marker=2**15)
+    >>> svg.startswith("<svg") and "ring" in svg
+    True
+    """
+    x = np.asarray(sizes, dtype=np.float64)
+    left, right, top, bottom = 62, 170, 24, 40
+    vals = np.concatenate([np.asarray(v, dtype=np.float64) for v in times.values()])
+    vals = vals[np.isfinite(vals) & (vals > 0)]
+    t_lo = 10 ** np.floor(np.log10(vals.min()))
+    t_hi = 10 ** np.ceil(np.log10(vals.max()))
+    fx = _log_scale(x.min(), x.max(), left, width - right)
+    fy = _log_scale(t_lo, t_hi, height - bottom, top)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>']
+    if title:
+        out.append(f'<text x="{left}" y="15" font-size="12" font-weight="bold">'
+                   f'{html.escape(title)}</text>')
+    decade = t_lo
+    while decade <= t_hi * 1.0001:
+        y = fy(decade)
+        out.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" '
+                   'stroke="#e5e5e5"/>')
+        out.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">'
+                   f'{time_label(decade)}</text>')
+        decade *= 10
+    k0, k1 = int(np.log2(x.min())), int(np.log2(x.max()))
+    for k in range(k0, k1 + 1, 4):
+        xx = fx(2.0**k)
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{height - bottom}" '
+                   'stroke="#e5e5e5"/>')
+        out.append(f'<text x="{xx:.1f}" y="{height - bottom + 14}" text-anchor="middle">'
+                   f'{size_label(2.0**k)}</text>')
+    out.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 6}" '
+               'text-anchor="middle">message size per GPU</text>')
+    out.append(f'<text x="12" y="{(top + height - bottom) / 2:.0f}" text-anchor="middle" '
+               f'transform="rotate(-90 12 {(top + height - bottom) / 2:.0f})">time</text>')
+    for size, _frm, to in crossovers:
+        xx = fx(size)
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{height - bottom}" '
+                   'stroke="#666" stroke-dasharray="2,3"/>')
+        out.append(f'<text x="{xx + 2:.1f}" y="{top + 10}" font-size="9" fill="#555">'
+                   f'→ {html.escape(ALGO_LABELS.get(to, to).split(" (")[0])}</text>')
+    if marker is not None:
+        xx = fx(marker)
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{height - bottom}" '
+                   'stroke="black" stroke-width="1.2"/>')
+    for i, (algo, t) in enumerate(times.items()):
+        t = np.asarray(t, dtype=np.float64)
+        ok = np.isfinite(t) & (t > 0)
+        if not ok.any():
+            continue
+        colour = ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)])
+        pts = " ".join(f"{fx(a):.1f},{fy(b):.1f}" for a, b in zip(x[ok], t[ok], strict=True))
+        w = 3.2 if algo == highlight else 1.4
+        op = 1.0 if (highlight is None or algo == highlight) else 0.55
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" '
+                   f'stroke-width="{w}" opacity="{op}"/>')
+        if marker is not None:
+            tm = np.interp(marker, x[ok], t[ok])
+            r = 3.5 if w > 2 else 2.5
+            out.append(f'<circle cx="{fx(marker):.1f}" cy="{fy(tm):.1f}" r="{r}" '
+                       f'fill="{colour}"/>')
+        ly = top + 8 + 16 * i
+        out.append(f'<line x1="{width - right + 10}" x2="{width - right + 30}" y1="{ly}" '
+                   f'y2="{ly}" stroke="{colour}" stroke-width="{w}"/>')
+        weight = ' font-weight="bold"' if algo == highlight else ""
+        out.append(f'<text x="{width - right + 34}" y="{ly + 4}"{weight}>'
+                   f'{html.escape(ALGO_LABELS.get(algo, algo))}</text>')
+    out.append(f'<rect x="{left}" y="{top}" width="{width - right - left}" '
+               f'height="{height - bottom - top}" fill="none" stroke="#999"/>')
+    out.append("</svg>")
+    return "".join(out)

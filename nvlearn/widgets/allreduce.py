@@ -1,0 +1,250 @@
+"""Explorer for notebook 04: which all-reduce, at which size, on which fabric — and why.
+
+Controls: algorithm, message size, GPU count, fabric, pipeline depth (chunks). Output: a
+chart of every algorithm's time over sizes (closed forms on the fabric's parameters, the
+chosen algorithm drawn thick, the size marked, the changes of the fastest marked), NCCL's
+cost table at that size (:func:`nvlearn.tuner.choose`), and a text with the numbers.
+
+The chart is drawn as SVG, not matplotlib, and every sweep and table is cached per
+(fabric, GPUs, chunks): an update costs milliseconds (``benchmarks/bench_allreduce_widget.py``).
+:meth:`AllreduceExplorer.figure` draws the same state with matplotlib for a static page.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import ipywidgets as W
+import numpy as np
+from IPython.display import HTML, display
+
+from nvlearn import tuner
+from nvlearn.collectives.metrics import busbw_factor
+from nvlearn.plots.allreduce import (
+    ALGO_LABELS,
+    size_label,
+    sweep_line_figure,
+    sweep_svg,
+    time_label,
+)
+from nvlearn.units import format_rate
+
+#: Fabrics of the explorer: key -> (label, GPU counts offered).
+FABRICS: dict[str, tuple[str, tuple[int, ...]]] = {
+    "dgx_h100": ("DGX H100", (2, 4, 8)),
+    "nvlink_pod": ("NVLink pod", (16, 32, 64, 128, 256)),
+    "ib_cluster": ("InfiniBand", (16, 32, 64, 128, 256)),
+}
+#: Pipeline depths offered; None = each algorithm at its best depth.
+CHUNKS = (None, 1, 2, 4, 8, 16, 32, 64)
+
+
+@functools.lru_cache(maxsize=16)
+def _topology(fabric: str, gpus: int):
+    from nvlearn import topology as T
+
+    if fabric == "dgx_h100":
+        return T.dgx_h100()
+    if fabric == "nvlink_pod":
+        return T.nvlink_pod()
+    if fabric == "ib_cluster":
+        return T.ib_cluster(nodes=max(2, gpus // 8))
+    raise ValueError(f"unknown fabric {fabric!r}; choose from {', '.join(FABRICS)}")
+
+
+@functools.lru_cache(maxsize=64)
+def _params(fabric: str, gpus: int) -> tuner.LinkParams:
+    return tuner.link_params(_topology(fabric, gpus), gpus)
+
+
+@functools.lru_cache(maxsize=256)
+def _sweep(fabric: str, gpus: int, chunks: int | None) -> tuner.Sweep:
+    return tuner.closed_form_sweep(_params(fabric, gpus), tuner.SIZES, chunks=chunks)
+
+
+@functools.lru_cache(maxsize=64)
+def _tuning(fabric: str, gpus: int) -> tuner.Tuning:
+    return tuner.tune("allreduce", _topology(fabric, gpus), n_ranks=gpus)
+
+
+def warm_caches() -> float:
+    """Build every fabric's topology, best-depth sweep and NCCL table once (seconds taken),
+    so that the explorer's updates only read caches. Fixed-``chunks`` sweeps are built on
+    first use (a few ms each)."""
+    t0 = time.perf_counter()
+    for fabric, (_, counts) in FABRICS.items():
+        for gpus in counts:
+            _sweep(fabric, gpus, None)
+            _tuning(fabric, gpus)
+    return time.perf_counter() - t0
+
+
+def _check(fabric: str, gpus: int, algorithm: str, size: float, chunks) -> None:
+    if fabric not in FABRICS:
+        raise ValueError(f"unknown fabric {fabric!r}; choose from {', '.join(FABRICS)}")
+    if gpus not in FABRICS[fabric][1]:
+        raise ValueError(f"{FABRICS[fabric][0]} offers {FABRICS[fabric][1]} GPUs, not {gpus}")
+    if algorithm not in tuner.VARIANTS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose from "
+                         f"{', '.join(tuner.VARIANTS)}")
+    if chunks not in CHUNKS:
+        raise ValueError(f"chunks must be one of {CHUNKS}, got {chunks!r}")
+    if not size > 0:
+        raise ValueError(f"size must be > 0 bytes, got {size}")
+
+
+def render_state(algorithm: str, size: float, gpus: int, fabric: str,
+                 chunks: int | None) -> tuple[str, str, str]:
+    """``(svg, table_html, text)`` for one state of the explorer (pure; cached inside).
+
+    Examples
+    --------
+    >>> svg, table, text = render_state("ring", 2**30, 8, "dgx_h100", None)
+    >>> svg.startswith("<svg") and "NVLS/Simple" in table
+    True
+    """
+    _check(fabric, gpus, algorithm, size, chunks)
+    sw = _sweep(fabric, gpus, chunks)
+    tuning = _tuning(fabric, gpus)
+    choice = tuning.at(size)
+    params = _params(fabric, gpus)
+    times = {a: sw.row(a) for a in sw.algorithms}
+    label = FABRICS[fabric][0]
+    title = (f"{label}, {gpus} GPUs — closed forms, "
+             + ("each at its best pipeline depth" if chunks is None
+                else f"{chunks} chunk{'s' if chunks > 1 else ''}"))
+    svg = sweep_svg(sw.sizes, times, highlight=algorithm if algorithm in times else None,
+                    marker=size, crossovers=sw.crossovers(), title=title)
+    t_at = {a: float(np.interp(size, sw.sizes, times[a])) for a in times}
+    fastest = min(t_at, key=t_at.get)
+    lines = []
+    if algorithm in times:
+        t = t_at[algorithm]
+        i = sw.algorithms.index(algorithm)
+        ch = int(sw.chunks[i, int(np.argmin(np.abs(np.log2(sw.sizes / size))))])
+        alg = size / t
+        lines.append(
+            f"{ALGO_LABELS[algorithm]}, {size_label(size)} on {gpus} GPUs of {label}: "
+            f"{time_label(t)} ({ch} chunk{'s' if ch > 1 else ''}); algbw "
+            f"{format_rate(alg)}, busbw {format_rate(alg * busbw_factor('allreduce', gpus))}")
+    else:
+        why = ("NVLS needs all GPUs on one NVSwitch" if algorithm == "nvls"
+               else "hierarchical needs more than one node")
+        lines.append(f"{ALGO_LABELS[algorithm]} does not run here ({why}).")
+    lines.append(f"fastest of these at {size_label(size)}: {ALGO_LABELS[fastest]} "
+                 f"({time_label(t_at[fastest])}); link: {format_rate(params.bw_per_dir)} "
+                 f"per direction per GPU, {params.alpha * 1e6:.2g} µs per message")
+    lines.append(f"NCCL's model picks {choice.best.label} ({time_label(choice.time)}): its "
+                 "latencies include the software's per-step cost, not just the wire's")
+    return svg, choice.to_html(formulas=False, max_rows=7), "\n".join(lines)
+
+
+class AllreduceExplorer:
+    """Algorithm, size, GPU count, fabric and chunks -> chart, NCCL's table and numbers.
+
+    Works like :class:`~nvlearn.widgets.base.Explorer`: ``.set(**values)`` moves controls,
+    ``.text`` / ``.svg`` / ``.table_html`` hold the output, ``.last_update_s`` the time the
+    last update took; :meth:`figure` draws the current chart with matplotlib.
+
+    Examples
+    --------
+    >>> ex = AllreduceExplorer()
+    >>> ex.set(fabric="nvlink_pod", gpus=256, size=2**30)
+    >>> "256 GPUs" in ex.text
+    True
+    """
+
+    def __init__(self, algorithm: str = "ring", size: float = 2**20, fabric: str = "dgx_h100",
+                 gpus: int = 8, chunks: int | None = None, warm: bool = True) -> None:
+        _check(fabric, gpus, algorithm, size, chunks)
+        if warm:
+            warm_caches()
+        size_opts = [(size_label(s), float(s)) for s in tuner.SIZES]
+        self.controls = {
+            "algorithm": W.Dropdown(options=[(ALGO_LABELS[a], a) for a in tuner.VARIANTS],
+                                    value=algorithm, description="algorithm"),
+            "size": W.SelectionSlider(options=size_opts, value=float(size),
+                                      description="size", continuous_update=False),
+            "gpus": W.Dropdown(options=list(FABRICS[fabric][1]), value=gpus,
+                               description="GPUs"),
+            "fabric": W.ToggleButtons(options=[(v[0], k) for k, v in FABRICS.items()],
+                                      value=fabric, description="fabric"),
+            "chunks": W.Dropdown(options=[("best", None)] + [(str(c), c) for c in CHUNKS[1:]],
+                                 value=chunks, description="chunks"),
+        }
+        self._chart = W.HTML()
+        self._table = W.HTML()
+        self._text = W.HTML()
+        self.svg = self.table_html = self.text = ""
+        self.last_update_s = 0.0
+        self._quiet = False
+        c = self.controls
+        self.widget = W.VBox([
+            W.HTML("<b>All-reduce explorer: which algorithm, and why</b>"),
+            W.HBox([c["fabric"], c["gpus"]]), W.HBox([c["algorithm"], c["chunks"]]),
+            c["size"], self._chart, self._text, self._table])
+        for name, control in self.controls.items():
+            control.observe(self._on_fabric if name == "fabric" else self._on_change,
+                            names="value")
+        self.update()
+
+    @property
+    def values(self) -> dict:
+        """Current control values by keyword."""
+        return {name: c.value for name, c in self.controls.items()}
+
+    def set(self, **values) -> None:
+        """Set controls from Python (as a learner moving them would); one update at the end."""
+        unknown = set(values) - set(self.controls)
+        if unknown:
+            raise ValueError(f"unknown control(s) {sorted(unknown)}; have {sorted(self.controls)}")
+        self._quiet = True
+        try:
+            if "fabric" in values:
+                self.controls["fabric"].value = values.pop("fabric")
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._quiet = False
+        self.update()
+
+    def _on_fabric(self, change) -> None:
+        options = FABRICS[change["new"]][1]
+        gpus = self.controls["gpus"]
+        keep = gpus.value if gpus.value in options else options[-1]
+        quiet, self._quiet = self._quiet, True
+        try:
+            gpus.options = list(options)
+            gpus.value = keep
+        finally:
+            self._quiet = quiet
+        self._on_change(change)
+
+    def _on_change(self, _change) -> None:
+        if not self._quiet:
+            self.update()
+
+    def update(self) -> None:
+        """Re-render from the current control values."""
+        t0 = time.perf_counter()
+        self.svg, self.table_html, self.text = render_state(**self.values)
+        self._chart.value = self.svg
+        self._table.value = self.table_html
+        self._text.value = f"<pre>{self.text}</pre>"
+        self.last_update_s = time.perf_counter() - t0
+
+    def figure(self):
+        """The current chart as a matplotlib Figure (for a static page)."""
+        v = self.values
+        sw = _sweep(v["fabric"], v["gpus"], v["chunks"])
+        return sweep_line_figure(sw, highlight=v["algorithm"], marker=v["size"],
+                                 title=f"{FABRICS[v['fabric']][0]}, {v['gpus']} GPUs "
+                                       "(closed forms)")
+
+    def _ipython_display_(self) -> None:
+        display(self.widget)
+
+    def static(self):
+        """The current output as HTML (chart, text, table) without widgets."""
+        return HTML(self.svg + f"<pre>{self.text}</pre>" + self.table_html)
