@@ -418,7 +418,7 @@ def _log_scale(lo: float, hi: float, a: float, b: float):
 
 def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None = None,
               marker: float | None = None, crossovers: Sequence[tuple[float, str, str]] = (),
-              title: str = "", width: int = 620, height: int = 300) -> str:
+              title: str = "", width: int = 660, height: int = 300) -> str:
     """A log-log chart of time vs size as an SVG string (no matplotlib: a few ms).
 
     Parameters
@@ -439,7 +439,7 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
     True
     """
     x = np.asarray(sizes, dtype=np.float64)
-    left, right, top, bottom = 62, 170, 24, 40
+    left, right, top, bottom = 62, 205, 24, 40
     vals = np.concatenate([np.asarray(v, dtype=np.float64) for v in times.values()])
     vals = vals[np.isfinite(vals) & (vals > 0)]
     t_lo = 10 ** np.floor(np.log10(vals.min()))

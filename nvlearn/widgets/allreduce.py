@@ -231,7 +231,7 @@ class AllreduceExplorer:
         self.svg, self.table_html, self.text = render_state(**self.values)
         self._chart.value = self.svg
         self._table.value = self.table_html
-        self._text.value = f"<pre>{self.text}</pre>"
+        self._text.value = f"<pre style='white-space:pre-wrap'>{self.text}</pre>"
         self.last_update_s = time.perf_counter() - t0
 
     def figure(self):
@@ -247,4 +247,5 @@ class AllreduceExplorer:
 
     def static(self):
         """The current output as HTML (chart, text, table) without widgets."""
-        return HTML(self.svg + f"<pre>{self.text}</pre>" + self.table_html)
+        return HTML(self.svg + f"<pre style='white-space:pre-wrap'>{self.text}</pre>"
+                    + self.table_html)
