@@ -146,3 +146,14 @@ def test_node_limit_covering_all_nodes_changes_nothing():
     a = route(16, 64, 32, 4, skew=0.5, seed=3)
     b = route(16, 64, 32, 4, skew=0.5, seed=3, max_nodes=2)
     assert np.array_equal(a.expert, b.expert)
+
+
+def test_with_capacity_keeps_the_choices():
+    r = route(8, 256, 16, 2, skew=1.0, seed=3)
+    c = r.with_capacity(1.0)
+    assert np.array_equal(c.expert, r.expert) and c.capacity == expert_capacity(256, 16, 2, 1.0)
+    direct = route(8, 256, 16, 2, skew=1.0, capacity_factor=1.0, seed=3)
+    assert np.array_equal(c.kept, direct.kept)
+    assert c.with_capacity(None).n_dropped == 0
+    with pytest.raises(ValueError, match="capacity_factor must be > 0"):
+        r.with_capacity(0.0)

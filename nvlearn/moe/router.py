@@ -234,6 +234,29 @@ class Routing:
         """Tokens none of whose assignments were kept (only the residual carries them)."""
         return int(np.count_nonzero(~self.kept.any(axis=2)))
 
+    def with_capacity(self, capacity_factor: float | None) -> Routing:
+        """The same choices under another capacity factor (None: dropless).
+
+        Examples
+        --------
+        >>> r = route(8, 512, 16, 2, skew=1.0, seed=0)
+        >>> r.n_dropped, r.with_capacity(1.0).n_dropped > 0
+        (0, True)
+        """
+        capacity = None if capacity_factor is None else expert_capacity(
+            self.tokens_per_gpu, self.n_experts, self.top_k, capacity_factor)
+        return Routing(
+            expert=self.expert,
+            weight=self.weight,
+            kept=_apply_capacity(self.expert, self.n_experts, capacity),
+            n_experts=self.n_experts,
+            capacity=capacity,
+            capacity_factor=None if capacity_factor is None else float(capacity_factor),
+            skew=self.skew,
+            max_nodes=self.max_nodes,
+            gpus_per_node=self.gpus_per_node,
+        )
+
     def __repr__(self) -> str:
         cap = "dropless" if self.capacity is None else (
             f"capacity {self.capacity} (factor {self.capacity_factor:g})")
@@ -392,21 +415,20 @@ def _choose(e: np.ndarray, p: np.ndarray, top_k: int, max_nodes: int | None,
     return expert, weight
 
 
-def _routing(expert, weight, n_experts, top_k, capacity_factor, skew, max_nodes,
+def _routing(expert, weight, n_experts, capacity_factor, skew, max_nodes,
              gpus_per_node) -> Routing:
-    capacity = None if capacity_factor is None else expert_capacity(
-        expert.shape[1], n_experts, top_k, capacity_factor)
-    return Routing(
+    dropless = Routing(
         expert=expert,
         weight=weight,
-        kept=_apply_capacity(expert, n_experts, capacity),
+        kept=np.ones(expert.shape, dtype=bool),
         n_experts=int(n_experts),
-        capacity=capacity,
-        capacity_factor=None if capacity_factor is None else float(capacity_factor),
+        capacity=None,
+        capacity_factor=None,
         skew=None if skew is None else float(skew),
         max_nodes=None if max_nodes is None else int(max_nodes),
         gpus_per_node=gpus_per_node,
     )
+    return dropless if capacity_factor is None else dropless.with_capacity(capacity_factor)
 
 
 def gate(scores: np.ndarray, top_k: int, *, capacity_factor: float | None = None,
@@ -451,7 +473,7 @@ def gate(scores: np.ndarray, top_k: int, *, capacity_factor: float | None = None
     for g in range(n_gpus):  # exp(score - max) = 1 / e with e = exp(max - score)
         e = np.exp(scores[g].max(axis=1, keepdims=True) - scores[g])
         expert[g], weight[g] = _choose(e, ones, top_k, max_nodes, per_node)
-    return _routing(expert, weight, n_experts, top_k, capacity_factor, None, max_nodes, gpn)
+    return _routing(expert, weight, n_experts, capacity_factor, None, max_nodes, gpn)
 
 
 def route(n_gpus: int, tokens_per_gpu: int, n_experts: int, top_k: int, *,
@@ -491,4 +513,4 @@ def route(n_gpus: int, tokens_per_gpu: int, n_experts: int, top_k: int, *,
     for g in range(n_gpus):
         e = _exponentials(seed, g, tokens_per_gpu, n_experts)
         expert[g], weight[g] = _choose(e, p, top_k, max_nodes, per_node)
-    return _routing(expert, weight, n_experts, top_k, capacity_factor, skew, max_nodes, gpn)
+    return _routing(expert, weight, n_experts, capacity_factor, skew, max_nodes, gpn)
