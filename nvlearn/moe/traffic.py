@@ -33,8 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nvlearn.collectives.direct import direct_alltoall
 from nvlearn.moe.router import Routing
-from nvlearn.schedule import OP_COPY, Schedule
+from nvlearn.schedule import Schedule
 from nvlearn.sim import HotLink, SimResult, simulate
 from nvlearn.topology import LINK_KIND_KEYS
 
@@ -189,14 +190,14 @@ def traffic_matrix(routing: Routing, hidden: int, bytes_per_elem: float = 2.0, *
     return rows * float(hidden * b)
 
 
-def ragged_alltoall(block_bytes, algorithm: str = "direct") -> Schedule:
+def ragged_alltoall(block_bytes) -> Schedule:
     """A direct all-to-all of ragged blocks with one chunk per *non-empty* block.
 
-    ``block_bytes[s, d]`` bytes go from rank s to rank d; every non-empty block is a chunk
-    (in s-major order; the diagonal is a chunk the owner keeps, with no op), so a buffer laid
-    out block by block maps each block to its own element range. (Unlike
-    :func:`nvlearn.collectives.alltoall`, empty blocks get no chunk: MoE traffic has many,
-    and the data plane needs every chunk to hold at least one element.)
+    ``block_bytes[s, d]`` bytes go from rank s to rank d; the compact layout of
+    :func:`nvlearn.collectives.direct.direct_alltoall` (``compact=True``) gives every
+    non-empty block its own chunk, so token rows laid out block by block map onto element
+    ranges (MoE traffic has many empty blocks, and the data plane needs every chunk to hold
+    at least one element).
 
     Examples
     --------
@@ -208,40 +209,9 @@ def ragged_alltoall(block_bytes, algorithm: str = "direct") -> Schedule:
     if blocks.ndim != 2 or blocks.shape[0] != blocks.shape[1] or blocks.shape[0] < 2:
         raise ValueError(f"block_bytes must be a square (p, p) array with p >= 2, got "
                          f"shape {blocks.shape}")
-    if not (np.isfinite(blocks).all() and (blocks >= 0).all()):
-        raise ValueError("block_bytes must be finite and >= 0")
-    p = blocks.shape[0]
-    sizes = blocks.ravel()
-    chunk_pair = np.flatnonzero(sizes > 0)
-    if chunk_pair.size == 0:
+    if not (blocks > 0).any():
         raise ValueError("an all-to-all with no bytes to move; give some block > 0")
-    total = sizes[chunk_pair].sum()
-    bounds = np.concatenate([[0.0], np.cumsum(sizes[chunk_pair])]) / total
-    bounds[-1] = 1.0
-    src, dst = np.divmod(chunk_pair, p)
-    moving = np.flatnonzero(src != dst)
-    n_ops = moving.size
-    return Schedule(
-        collective="alltoall",
-        algorithm=algorithm,
-        n_ranks=p,
-        n_participants=p,
-        participant_role=(),
-        n_bytes=total,
-        chunk_bounds=bounds,
-        chunk_owner=src.astype(np.int32),
-        chunk_dest=dst.astype(np.int32),
-        op_src=src[moving],
-        op_dst=dst[moving],
-        op_chunk=moving,
-        op_bytes=sizes[chunk_pair][moving],
-        op_kind=np.full(n_ops, OP_COPY, dtype=np.int8),
-        op_delay=np.zeros(n_ops),
-        dep_indptr=np.zeros(n_ops + 1, dtype=np.int64),
-        dep_op=np.zeros(0, dtype=np.int64),
-        dep_kind=np.zeros(0, dtype=np.int8),
-        meta={"ragged": True},
-    )
+    return direct_alltoall(blocks.shape[0], 0.0, block_bytes=blocks, compact=True)
 
 
 def stage_rows(routing: Routing, mode: str = "flat") -> dict[str, list[np.ndarray]]:
