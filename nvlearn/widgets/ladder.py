@@ -48,7 +48,10 @@ class LadderExplorer(Explorer):
                 options=["bytes/s", "bits/s"], value="bytes/s", description="unit"
             ),
             "compare": W.Dropdown(
-                options=labels, value="PCIe Gen5 x16", description="compare with"
+                options=labels,
+                value="PCIe Gen5 x16",
+                description="compare with",
+                style={"description_width": "initial"},
             ),
         }
         super().__init__(controls, render_ladder, title="Bandwidth ladder")
