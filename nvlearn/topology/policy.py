@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._jit import njit
-from .routing import _DEAD_LINK, _NO_PATH, _OK, _bfs_to, _dag_to, _node_ids, _route_error
+from .routing import _DEAD_LINK, _NO_PATH, _bfs_to, _dag_to, _route_unique
 
 if TYPE_CHECKING:  # pragma: no cover
     from .core import Path, Topology
@@ -69,9 +69,11 @@ def _uniform(seed, src, dst, node):
 
 
 @njit
-def _static_kernel(pair_src, pair_dst, seed, out_indptr, out_link, in_indptr, in_link,
-                   link_src, link_dst, capacity, latency, transit, pair_lat, pair_hops, error):
-    """One hashed shortest path per unique pair (pairs sorted by destination)."""
+def _static_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
+                   link_src, link_dst, capacity, latency, transit, pair_lat, pair_hops, error,
+                   seed):
+    """One hashed shortest path per unique pair (pairs sorted by destination): CSR
+    (indptr, link, frac), every fraction 1 (see :func:`~nvlearn.topology.routing._route_kernel`)."""
     n = transit.size
     m = pair_src.size
     dist = np.empty(n, np.int32)
@@ -90,7 +92,7 @@ def _static_kernel(pair_src, pair_dst, seed, out_indptr, out_link, in_indptr, in
         s = pair_src[i]
         if s != d and dist[s] < 0:
             error[0], error[1] = _NO_PATH, i
-            return np.zeros(m + 1, np.int64), np.empty(0, np.int32)
+            return np.zeros(m + 1, np.int64), np.empty(0, np.int32), np.empty(0)
         pair_hops[i] = max(dist[s], 0)
     indptr = np.zeros(m + 1, np.int64)
     for i in range(m):
@@ -113,7 +115,7 @@ def _static_kernel(pair_src, pair_dst, seed, out_indptr, out_link, in_indptr, in
             hi = dag_indptr[u + 1]
             if node_total[u] <= 0.0:
                 error[0], error[1], error[2] = _DEAD_LINK, i, dag_link[lo]
-                return indptr, links
+                return indptr, links, np.ones(links.size)
             r = _uniform(seed, s, d, u)
             acc = 0.0
             pick = -1
@@ -130,7 +132,7 @@ def _static_kernel(pair_src, pair_dst, seed, out_indptr, out_link, in_indptr, in
             t += latency[lk]
             u = link_dst[lk]
         pair_lat[i] = t
-    return indptr, links
+    return indptr, links, np.ones(links.size)
 
 
 def static_route_pairs(
@@ -151,35 +153,7 @@ def static_route_pairs(
     >>> hops.tolist(), float(frac.sum())      # GPU -> L1 -> L2 -> L1 -> GPU, one path
     ([4], 4.0)
     """
-    seed = _check_seed(seed)
-    src = _node_ids(topo, src_nodes, "src_nodes")
-    dst = _node_ids(topo, dst_nodes, "dst_nodes")
-    if src.shape != dst.shape:
-        raise ValueError(f"src_nodes has {src.size} entries and dst_nodes {dst.size}; "
-                         "give one destination per source")
-    n = topo.n_nodes
-    uniq, inverse = np.unique(dst * n + src, return_inverse=True)
-    usrc = (uniq % n).astype(np.int32)
-    udst = (uniq // n).astype(np.int32)
-    ulat = np.zeros(usrc.size)
-    uhops = np.zeros(usrc.size, np.int32)
-    error = np.array([_OK, -1, -1], np.int64)
-    uindptr, ulink = _static_kernel(
-        usrc, udst, seed, topo._out_indptr, topo._out_link, topo._in_indptr, topo._in_link,
-        topo.link_src, topo.link_dst, topo.link_capacity, topo.link_latency, topo._transit,
-        ulat, uhops, error,
-    )
-    code, bad_pair, bad_link = (int(e) for e in error)
-    if code != _OK:
-        raise _route_error(topo, code, int(usrc[bad_pair]), int(udst[bad_pair]), bad_link)
-    inverse = inverse.reshape(-1)
-    counts = np.diff(uindptr)[inverse]
-    indptr = np.zeros(src.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    starts = uindptr[:-1][inverse]
-    take = np.repeat(starts - indptr[:-1], counts) + np.arange(indptr[-1])
-    link = ulink[take]
-    return indptr, link, np.ones(link.size), ulat[inverse], uhops[inverse]
+    return _route_unique(topo, src_nodes, dst_nodes, _static_kernel, _check_seed(seed))
 
 
 def static_path(topo: Topology, src: int, dst: int, seed: int = 0) -> Path:

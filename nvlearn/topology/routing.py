@@ -233,6 +233,19 @@ def route_pairs(
     >>> route_pairs(ring(4, bw_per_dir=1e9), [0, 0], [1, 0])[4].tolist()
     [1, 0]
     """
+    return _route_unique(topo, src_nodes, dst_nodes, _route_kernel)
+
+
+def _route_unique(
+    topo: Topology, src_nodes: ArrayLike, dst_nodes: ArrayLike, kernel, *kernel_args
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Validate the pairs, route each distinct one once with ``kernel`` and expand back.
+
+    ``kernel(pair_src, pair_dst, <topology arrays>, pair_lat, pair_hops, error,
+    *kernel_args)`` routes unique pairs sorted by destination and returns their CSR
+    ``(indptr, link, frac)`` (see :func:`_route_kernel`); the result is as
+    :func:`route_pairs`'s.
+    """
     src = _node_ids(topo, src_nodes, "src_nodes")
     dst = _node_ids(topo, dst_nodes, "dst_nodes")
     if src.shape != dst.shape:
@@ -245,10 +258,10 @@ def route_pairs(
     ulat = np.zeros(usrc.size)
     uhops = np.zeros(usrc.size, np.int32)
     error = np.array([_OK, -1, -1], np.int64)
-    uindptr, ulink, ufrac = _route_kernel(
+    uindptr, ulink, ufrac = kernel(
         usrc, udst, topo._out_indptr, topo._out_link, topo._in_indptr, topo._in_link,
         topo.link_src, topo.link_dst, topo.link_capacity, topo.link_latency, topo._transit,
-        ulat, uhops, error,
+        ulat, uhops, error, *kernel_args,
     )
     code, bad_pair, bad_link = (int(e) for e in error)
     if code != _OK:
