@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -106,6 +107,18 @@ def _check_kind(link_kind: int) -> int:
     return int(link_kind)
 
 
+def _gpu_fabric(n: object, minimum: int, bw_per_dir: float, latency: float,
+                link_kind: int) -> tuple[int, float, float, int, FabricBuilder, list[int]]:
+    """The checked arguments of a generic fabric and a builder holding its ``n`` GPUs:
+    ``(n, bw, lat, kind, builder, gpu node ids)``."""
+    n = check_count(n, "n (GPUs)", minimum)
+    bw = check_rate(bw_per_dir, "bw_per_dir (bytes/s)")
+    lat = check_rate(latency, "latency (s)", allow_zero=True)
+    kind = _check_kind(link_kind)
+    b = FabricBuilder()
+    return n, bw, lat, kind, b, [b.gpu(f"gpu{i}") for i in range(n)]
+
+
 def single_switch(n: int, bw_per_dir: float, latency: float = 0.0, *,
                   link_kind: int = LINK_NVLINK) -> Topology:
     """``n`` GPUs on one non-blocking switch, each with one link of ``bw_per_dir``.
@@ -127,12 +140,7 @@ def single_switch(n: int, bw_per_dir: float, latency: float = 0.0, *,
     >>> topo.n_gpus, topo.n_links
     (8, 16)
     """
-    n = check_count(n, "n (GPUs)", 1)
-    bw = check_rate(bw_per_dir, "bw_per_dir (bytes/s)")
-    lat = check_rate(latency, "latency (s)", allow_zero=True)
-    kind = _check_kind(link_kind)
-    b = FabricBuilder()
-    gpus = [b.gpu(f"gpu{i}") for i in range(n)]
+    n, bw, lat, kind, b, gpus = _gpu_fabric(n, 1, bw_per_dir, latency, link_kind)
     sw = b.node(_SWITCH_FOR_LINK.get(kind, NODE_IB_SWITCH), "switch", tier=1)
     for g in gpus:
         b.cable(g, sw, bw_per_dir=bw, kind=kind, latency_ab=lat)
@@ -163,12 +171,7 @@ def ring(n: int, bw_per_dir: float, latency: float = 0.0, *,
     >>> ring(4, bw_per_dir=25e9).n_links
     8
     """
-    n = check_count(n, "n (GPUs)", 2)
-    bw = check_rate(bw_per_dir, "bw_per_dir (bytes/s)")
-    lat = check_rate(latency, "latency (s)", allow_zero=True)
-    kind = _check_kind(link_kind)
-    b = FabricBuilder()
-    gpus = [b.gpu(f"gpu{i}") for i in range(n)]
+    n, bw, lat, kind, b, gpus = _gpu_fabric(n, 2, bw_per_dir, latency, link_kind)
     for i in range(n if n > 2 else 1):
         b.cable(gpus[i], gpus[(i + 1) % n], bw_per_dir=bw, kind=kind, latency_ab=lat)
     return b.build(f"ring({n})")
@@ -194,12 +197,7 @@ def fully_connected(n: int, bw_per_dir: float, latency: float = 0.0, *,
     >>> fully_connected(4, bw_per_dir=25e9).n_links
     12
     """
-    n = check_count(n, "n (GPUs)", 2)
-    bw = check_rate(bw_per_dir, "bw_per_dir (bytes/s)")
-    lat = check_rate(latency, "latency (s)", allow_zero=True)
-    kind = _check_kind(link_kind)
-    b = FabricBuilder()
-    gpus = [b.gpu(f"gpu{i}") for i in range(n)]
+    n, bw, lat, kind, b, gpus = _gpu_fabric(n, 2, bw_per_dir, latency, link_kind)
     for i in range(n):
         for j in range(i + 1, n):
             b.cable(gpus[i], gpus[j], bw_per_dir=bw, kind=kind, latency_ab=lat)
@@ -249,11 +247,4 @@ def with_link_factor(topo: Topology, links: ArrayLike, factor: ArrayLike) -> Top
     capacity = topo.link_capacity.copy()
     np.multiply.at(total, sel, fac)
     np.multiply.at(capacity, sel, fac)
-    return Topology(
-        name=topo.name, node_kind=topo.node_kind, node_name=topo.node_name,
-        node_box=topo.node_box, node_tier=topo.node_tier, node_plane=topo.node_plane,
-        gpus=topo.gpus, link_src=topo.link_src, link_dst=topo.link_dst,
-        link_capacity=capacity, link_latency=topo.link_latency, link_count=topo.link_count,
-        link_kind=topo.link_kind, link_factor=total, routing=topo.routing,
-        routing_seed=topo.routing_seed,
-    )
+    return dataclasses.replace(topo, link_capacity=capacity, link_factor=total)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .core import Topology
-from .routing import _node_ids, _route_error, distances_to
+from .routing import _NO_PATH, _node_ids, _route_error, distances_to
 
 
 def injection_bw_per_dir(topo: Topology, link_kinds: ArrayLike | None = None) -> np.ndarray:
@@ -232,12 +233,24 @@ def bisection_bw_bidir(topo: Topology, n_random: int = 4, seed: int = 0) -> floa
     return float(best)
 
 
-def _pairs(topo: Topology, src: ArrayLike, dst: ArrayLike) -> tuple[np.ndarray, np.ndarray, bool]:
+def _per_destination(topo: Topology, src: ArrayLike, dst: ArrayLike,
+                     per_node: Callable[[int, np.ndarray], np.ndarray]) -> int | np.ndarray:
+    """``per_node(dst, hops to dst)[src]`` for each (src, dst) pair (node ids, broadcast
+    together; an int for scalar inputs); one distance search per distinct destination.
+    Raises ValueError if a source cannot reach its destination."""
     scalar = np.ndim(src) == 0 and np.ndim(dst) == 0
     s = _node_ids(topo, src, "src")
     d = _node_ids(topo, dst, "dst")
     s, d = np.broadcast_arrays(s, d)
-    return s, d, scalar
+    out = np.empty(s.shape, np.int64)
+    for node in np.unique(d):
+        dist = distances_to(topo, int(node))
+        sel = d == node
+        missing = np.flatnonzero(sel & (dist[s] < 0))
+        if missing.size:
+            raise _route_error(topo, _NO_PATH, int(s[missing[0]]), int(node), -1)
+        out[sel] = per_node(int(node), dist)[s[sel]]
+    return int(out[0]) if scalar else out
 
 
 def hops(topo: Topology, src: ArrayLike, dst: ArrayLike) -> int | np.ndarray:
@@ -260,16 +273,7 @@ def hops(topo: Topology, src: ArrayLike, dst: ArrayLike) -> int | np.ndarray:
     >>> hops(topo, topo.gpus[0], topo.gpus[3])
     2
     """
-    s, d, scalar = _pairs(topo, src, dst)
-    out = np.empty(s.shape, np.int64)
-    for node in np.unique(d):
-        dist = distances_to(topo, int(node))
-        sel = d == node
-        out[sel] = dist[s[sel]]
-        missing = np.flatnonzero(sel & (out < 0))
-        if missing.size:
-            raise _route_error(topo, 1, int(s[missing[0]]), int(node), -1)
-    return int(out[0]) if scalar else out
+    return _per_destination(topo, src, dst, lambda node, dist: dist)
 
 
 def path_diversity(topo: Topology, src: ArrayLike, dst: ArrayLike, *,
@@ -299,13 +303,11 @@ def path_diversity(topo: Topology, src: ArrayLike, dst: ArrayLike, *,
     >>> path_diversity(topo, topo.gpus[0], topo.gpus[1])
     1
     """
-    s, d, scalar = _pairs(topo, src, dst)
-    out = np.empty(s.shape, np.int64)
     weight = np.where(topo.link_capacity > 0,
                       topo.link_count if physical else 1, 0).astype(np.float64)
-    for node in np.unique(d):
-        dist = distances_to(topo, int(node))
-        head = topo.link_dst
+    head = topo.link_dst
+
+    def paths_to(node: int, dist: np.ndarray) -> np.ndarray:
         ok = (dist[topo.link_src] >= 1) & (dist[head] == dist[topo.link_src] - 1) & (
             (head == node) | topo._transit[head])
         count = np.zeros(topo.n_nodes)
@@ -313,9 +315,6 @@ def path_diversity(topo: Topology, src: ArrayLike, dst: ArrayLike, *,
         for level in range(1, int(dist.max()) + 1):
             links = np.flatnonzero(ok & (dist[topo.link_src] == level))
             np.add.at(count, topo.link_src[links], count[head[links]] * weight[links])
-        sel = d == node
-        out[sel] = np.rint(count[s[sel]]).astype(np.int64)
-        missing = np.flatnonzero(sel & (dist[s] < 0))
-        if missing.size:
-            raise _route_error(topo, 1, int(s[missing[0]]), int(node), -1)
-    return int(out[0]) if scalar else out
+        return np.rint(count).astype(np.int64)
+
+    return _per_destination(topo, src, dst, paths_to)
