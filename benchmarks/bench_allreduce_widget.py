@@ -16,61 +16,47 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import statistics  # noqa: E402
 import time  # noqa: E402
 
-N_UPDATES = 50
+from widget_timing import N_UPDATES, summary_ms, time_updates  # noqa: E402
+
 TARGET_P95_S = 0.05
 
 
-def _moves():
-    """50 control changes visiting every fabric, GPU count, algorithm and several chunks."""
+def _moves(ex):
+    """50 control changes visiting every fabric, GPU count, algorithm and several chunks
+    (a generator: the next GPU count is read off the explorer's current fabric)."""
     from nvlearn.tuner import SIZES, VARIANTS
     from nvlearn.widgets.allreduce import FABRICS
 
     algos = list(VARIANTS)
     fabrics = list(FABRICS)
     chunks = (None, 4, None, 16, 1, None)
-    moves = []
     for i in range(N_UPDATES):
         kind = i % 5
         if kind == 0:
-            moves.append({"size": float(SIZES[(7 * i) % len(SIZES)])})
+            yield {"size": float(SIZES[(7 * i) % len(SIZES)])}
         elif kind == 1:
-            moves.append({"algorithm": algos[i % len(algos)]})
+            yield {"algorithm": algos[i % len(algos)]}
         elif kind == 2:
-            fabric = fabrics[(i // 5) % len(fabrics)]
-            moves.append({"fabric": fabric})
+            yield {"fabric": fabrics[(i // 5) % len(fabrics)]}
         elif kind == 3:
-            moves.append({"gpus": "next"})
+            counts = FABRICS[ex.values["fabric"]][1]
+            yield {"gpus": counts[(counts.index(ex.values["gpus"]) + 1) % len(counts)]}
         else:
-            moves.append({"chunks": chunks[(i // 5) % len(chunks)]})
-    return moves
+            yield {"chunks": chunks[(i // 5) % len(chunks)]}
 
 
 def main() -> None:
     t0 = time.perf_counter()
-    from nvlearn.widgets.allreduce import FABRICS, AllreduceExplorer
+    from nvlearn.widgets.allreduce import AllreduceExplorer
 
     ex = AllreduceExplorer()
     build_s = time.perf_counter() - t0
-    times = []
-    for values in _moves():
-        if values.get("gpus") == "next":
-            counts = FABRICS[ex.values["fabric"]][1]
-            values = {"gpus": counts[(counts.index(ex.values["gpus"]) + 1) % len(counts)]}
-        t = time.perf_counter()
-        ex.set(**values)
-        times.append(time.perf_counter() - t)
-    times_sorted = sorted(times)
-    p95 = times_sorted[int(round(0.95 * (len(times) - 1)))]
-    verdict = "ok" if p95 < TARGET_P95_S else "SLOW"
-    print(
-        f"bench_allreduce_widget: {len(times)} updates: first {times[0] * 1e3:.1f} ms, median "
-        f"{statistics.median(times) * 1e3:.1f} ms, p95 {p95 * 1e3:.1f} ms, max "
-        f"{max(times) * 1e3:.1f} ms (target p95 < {TARGET_P95_S * 1e3:g} ms: {verdict}); "
-        f"import + cache warm-up + first render {build_s:.2f} s"
-    )
+    times = time_updates(ex, _moves(ex))
+    summary = summary_ms(times, TARGET_P95_S, decimals=1, target_in_ms=True)
+    print(f"bench_allreduce_widget: {summary}; "
+          f"import + cache warm-up + first render {build_s:.2f} s")
 
 
 if __name__ == "__main__":

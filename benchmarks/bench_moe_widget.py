@@ -16,14 +16,14 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import random  # noqa: E402
-import statistics  # noqa: E402
 import time  # noqa: E402
 
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 
-N_UPDATES = 50
+from widget_timing import N_UPDATES, summary_ms, time_updates  # noqa: E402
+
 TARGET_P95_S = 0.5
 
 
@@ -53,18 +53,9 @@ def main() -> None:
 
     ex = MoEExplorer()
     build_s = time.perf_counter() - t0
-    times = []
-    for values in _moves(ex.controls):
-        t = time.perf_counter()
-        ex.set(**values)
-        times.append(time.perf_counter() - t)
-    times_sorted = sorted(times)
-    p95 = times_sorted[int(round(0.95 * (len(times) - 1)))]
-    verdict = "ok" if p95 < TARGET_P95_S else "SLOW"
+    times = time_updates(ex, _moves(ex.controls))
     print(
-        f"bench_moe_widget: {len(times)} updates: first {times[0] * 1e3:.0f} ms, median "
-        f"{statistics.median(times) * 1e3:.0f} ms, p95 {p95 * 1e3:.0f} ms, max "
-        f"{max(times) * 1e3:.0f} ms (target p95 < {TARGET_P95_S:g} s: {verdict}); "
+        f"bench_moe_widget: {summary_ms(times, TARGET_P95_S)}; "
         f"import + first render {build_s:.2f} s"
     )
 

@@ -18,14 +18,24 @@ import random  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
-N_UPDATES = 50
+from widget_timing import N_UPDATES, percentile, time_updates  # noqa: E402
+
 SEED = 0
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[k]
+def _moves(ex, choices: dict[str, list], first_visits: list[int]):
+    """N_UPDATES seeded changes, each of one control to another of its ``choices``;
+    appends to ``first_visits`` the index of each change that reached a new setting."""
+    rng = random.Random(SEED)
+    seen = {tuple(ex.values.values())}
+    for i in range(N_UPDATES):
+        name = rng.choice(list(choices))
+        options = [v for v in choices[name] if v != ex.values[name]]
+        yield {name: rng.choice(options)}
+        key = tuple(ex.values.values())  # the setting change i reached
+        if key not in seen:
+            first_visits.append(i)
+            seen.add(key)
 
 
 def main() -> None:
@@ -42,31 +52,22 @@ def main() -> None:
     with quiet:
         ex = TrafficExplorer()
     first_s = time.perf_counter() - t0
-    rng = random.Random(SEED)
     choices = {
         "fabric": [kind for _, kind in FABRIC_CHOICES],
         "pattern": list(PATTERNS),
         "policy": ["adaptive", "static"],
         "taper": list(TAPERS),
     }
-    seen = {tuple(ex.values.values())}
-    all_s, cold_s = [], []
-    for _ in range(N_UPDATES):
-        name = rng.choice(list(choices))
-        options = [v for v in choices[name] if v != ex.values[name]]
-        with contextlib.redirect_stdout(io.StringIO()):
-            ex.set(**{name: rng.choice(options)})
-        key = tuple(ex.values.values())
-        all_s.append(ex.last_update_s)
-        if key not in seen:
-            cold_s.append(ex.last_update_s)
-            seen.add(key)
+    first_visits: list[int] = []
+    with contextlib.redirect_stdout(io.StringIO()):
+        all_s = time_updates(ex, _moves(ex, choices, first_visits))
+    cold_s = [all_s[i] for i in first_visits]
     print(
         f"bench_topology_widget: {N_UPDATES} updates of TrafficExplorer "
         f"({8 * ex.nodes} GPUs): p50 {statistics.median(all_s):.3f} s, "
-        f"p95 {_percentile(all_s, 95):.3f} s, max {max(all_s):.3f} s; "
+        f"p95 {percentile(all_s, 95):.3f} s, max {max(all_s):.3f} s; "
         f"first visits only ({len(cold_s)}): p50 {statistics.median(cold_s):.3f} s, "
-        f"p95 {_percentile(cold_s, 95):.3f} s; import {import_s:.2f} s, "
+        f"p95 {percentile(cold_s, 95):.3f} s; import {import_s:.2f} s, "
         f"first render {first_s:.2f} s"
     )
 
