@@ -17,7 +17,7 @@ import time
 
 import ipywidgets as W
 import numpy as np
-from IPython.display import HTML, display
+from IPython.display import HTML
 
 from nvlearn import tuner
 from nvlearn.collectives.metrics import busbw_factor
@@ -29,6 +29,7 @@ from nvlearn.plots.allreduce import (
     time_label,
 )
 from nvlearn.units import format_rate
+from nvlearn.widgets.base import Controls
 
 #: Fabrics of the explorer: key -> (label, GPU counts offered).
 FABRICS: dict[str, tuple[str, tuple[int, ...]]] = {
@@ -140,7 +141,7 @@ def render_state(algorithm: str, size: float, gpus: int, fabric: str,
     return svg, choice.to_html(formulas=False, max_rows=7), "\n".join(lines)
 
 
-class AllreduceExplorer:
+class AllreduceExplorer(Controls):
     """Algorithm, size, GPU count, fabric and chunks -> chart, NCCL's table and numbers.
 
     Works like :class:`~nvlearn.widgets.base.Explorer`: ``.set(**values)`` moves controls,
@@ -189,22 +190,16 @@ class AllreduceExplorer:
                             names="value")
         self.update()
 
-    @property
-    def values(self) -> dict:
-        """Current control values by keyword."""
-        return {name: c.value for name, c in self.controls.items()}
-
     def set(self, **values) -> None:
-        """Set controls from Python (as a learner moving them would); one update at the end."""
-        unknown = set(values) - set(self.controls)
-        if unknown:
-            raise ValueError(f"unknown control(s) {sorted(unknown)}; have {sorted(self.controls)}")
+        """Set controls from Python (as a learner moving them would); one update at the end.
+
+        The fabric is set first: it decides which GPU counts are offered.
+        """
+        if "fabric" in values:
+            values = {"fabric": values.pop("fabric"), **values}
         self._quiet = True
         try:
-            if "fabric" in values:
-                self.controls["fabric"].value = values.pop("fabric")
-            for name, value in values.items():
-                self.controls[name].value = value
+            super().set(**values)
         finally:
             self._quiet = False
         self.update()
@@ -241,9 +236,6 @@ class AllreduceExplorer:
         return sweep_line_figure(sw, highlight=v["algorithm"], marker=v["size"],
                                  title=f"{FABRICS[v['fabric']][0]}, {v['gpus']} GPUs "
                                        "(closed forms)")
-
-    def _ipython_display_(self) -> None:
-        display(self.widget)
 
     def static(self):
         """The current output as HTML (chart, text, table) without widgets."""

@@ -31,7 +31,37 @@ def _in_kernel() -> bool:
     return shell is not None and hasattr(shell, "kernel")
 
 
-class Explorer:
+class Controls:
+    """Named controls that Python can read (:attr:`values`) and move (:meth:`set`), and the
+    ``widget`` that shows them.
+
+    The part of an explorer that does not depend on what it draws: :class:`Explorer`
+    (matplotlib figures) and :class:`~nvlearn.widgets.allreduce.AllreduceExplorer` (an SVG
+    chart) share it. A subclass sets ``self.controls`` (keyword -> ipywidgets control) and
+    ``self.widget`` and reacts to the controls' changes itself.
+    """
+
+    controls: dict[str, W.ValueWidget]
+    widget: W.Widget
+
+    @property
+    def values(self) -> dict:
+        """Current control values by keyword."""
+        return {name: c.value for name, c in self.controls.items()}
+
+    def set(self, **values) -> None:
+        """Set controls from Python (exactly as a learner moving them would)."""
+        unknown = set(values) - set(self.controls)
+        if unknown:
+            raise ValueError(f"unknown control(s) {sorted(unknown)}; have {sorted(self.controls)}")
+        for name, value in values.items():
+            self.controls[name].value = value
+
+    def _ipython_display_(self) -> None:
+        display(self.widget)
+
+
+class Explorer(Controls):
     """Controls bound to a pure ``render(**values) -> (Figure, str)`` function.
 
     Parameters
@@ -63,19 +93,6 @@ class Explorer:
             control.observe(self._on_change, names="value")
         self.update()
 
-    @property
-    def values(self) -> dict:
-        """Current control values by keyword."""
-        return {name: c.value for name, c in self.controls.items()}
-
-    def set(self, **values) -> None:
-        """Set controls from Python (exactly as a learner moving them would)."""
-        unknown = set(values) - set(self.controls)
-        if unknown:
-            raise ValueError(f"unknown control(s) {sorted(unknown)}; have {sorted(self.controls)}")
-        for name, value in values.items():
-            self.controls[name].value = value
-
     def _on_change(self, _change) -> None:
         self.update()
 
@@ -93,6 +110,3 @@ class Explorer:
         plt.close(fig)  # shown once in the Output; keep pyplot's list of open figures short
         self._text.value = f"<pre>{text}</pre>"
         self.last_update_s = time.perf_counter() - t0
-
-    def _ipython_display_(self) -> None:
-        display(self.widget)
