@@ -1,8 +1,10 @@
 """The simulator reproduces every algorithm's closed form on an uncontended switch.
 
-On ``single_switch(p, B, LAT)`` a GPU-to-GPU message crosses two links, so ``alpha = 2 LAT``;
-a GPU<->switch hop (NVLS) costs ``LAT``. ``cost`` is the closed form of the schedule the
-entry point builds; ``simulate`` times that schedule with the flow-level engine.
+On ``single_switch(p, B, LAT)`` a GPU-to-GPU message crosses two links, so ``alpha = 2 LAT``,
+and moves at ``B`` when it has the links alone; a GPU<->switch hop (NVLS) costs ``LAT``.
+The closed forms: ``cost`` for the schedule each entry point builds, ``ring_time`` and
+``chain_broadcast_time`` for the default ring and chain, the direct all-to-all's by hand;
+``simulate`` times the schedule with the flow-level engine.
 """
 
 import numpy as np
@@ -14,6 +16,7 @@ from nvlearn.collectives import (
     allreduce,
     alltoall,
     broadcast,
+    chain_broadcast_time,
     cost,
     double_binary_tree_time,
     hierarchical_time,
@@ -70,6 +73,48 @@ def test_simulator_reproduces_the_closed_form(collective, algorithm, p, chunks):
     for n in SIZES:
         t = _simulated(collective, algorithm, p, n, chunks)
         assert t == pytest.approx(cost(collective, algorithm, p, n, B, ALPHA, chunks), rel=REL)
+
+
+@pytest.mark.parametrize("p", [2, 3, 8, 16])
+@pytest.mark.parametrize("n", [1e3, 1e6, 2**30])
+@pytest.mark.parametrize("chunks", [1, 2, 8])
+def test_ring_allreduce(p, n, chunks):
+    t = simulate(single_switch(p, B, LAT), allreduce(p, n, chunks=chunks)).time
+    assert t == pytest.approx(ring_time("allreduce", p, n, B, ALPHA, chunks), rel=REL)
+
+
+@pytest.mark.parametrize("build, name", [(reduce_scatter, "reduce_scatter"),
+                                         (allgather, "allgather")])
+@pytest.mark.parametrize("p", [2, 5, 8])
+@pytest.mark.parametrize("chunks", [1, 4])
+def test_ring_reduce_scatter_and_allgather(build, name, p, chunks):
+    n = 3e7
+    t = simulate(single_switch(p, B, LAT), build(p, n, chunks=chunks)).time
+    assert t == pytest.approx(ring_time(name, p, n, B, ALPHA, chunks), rel=REL)
+
+
+@pytest.mark.parametrize("p", [2, 4, 9])
+@pytest.mark.parametrize("chunks", [1, 3, 16])
+def test_chain_broadcast(p, chunks):
+    n = 5e7
+    t = simulate(single_switch(p, B, LAT), broadcast(p, n, chunks=chunks)).time
+    assert t == pytest.approx(chain_broadcast_time(p, n, B, ALPHA, chunks), rel=REL)
+
+
+@pytest.mark.parametrize("p", [2, 4, 8])
+def test_direct_alltoall(p):
+    n = 8e7  # per-rank send buffer
+    result = simulate(single_switch(p, B, LAT), alltoall(p, n))
+    # every uplink carries (p-1)/p * n, shared fairly by p-1 flows that all end together
+    assert result.time == pytest.approx(ALPHA + (p - 1) / p * n / B, rel=REL)
+    assert result.algbw == pytest.approx(n / result.time, rel=1e-12)
+
+
+def test_pipelining_hides_latency_but_never_beats_the_bandwidth_bound():
+    p, n = 8, 1e6
+    bound = 2 * (p - 1) / p * n / B
+    times = [ring_time("allreduce", p, n, B, ALPHA, c) for c in (1, 4, 64)]
+    assert times[0] > times[1] > times[2] > bound
 
 
 @pytest.mark.parametrize("p, q", [(4, 2), (6, 3), (8, 4), (9, 3), (12, 4), (7, 7), (5, 1)])
