@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nvlearn.collectives.ring import _check
-from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, Schedule
+from nvlearn.collectives.ring import _check, _data_and_prev_deps
+from nvlearn.schedule import OP_COPY, Schedule
 
 
 def chain_broadcast(n_ranks: int, n_bytes: float, chunks: int = 1, root: int = 0) -> Schedule:
@@ -46,17 +46,8 @@ def chain_broadcast(n_ranks: int, n_bytes: float, chunks: int = 1, root: int = 0
     dst = (root + h_idx + 1) % p
     has_data = h_idx >= 1
     has_prev = j_idx >= 1
-    counts = has_data.astype(np.int64) + has_prev
-    indptr = np.zeros(h_idx.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    dep_op = np.empty(indptr[-1], dtype=np.int64)
-    dep_kind = np.empty(indptr[-1], dtype=np.int8)
-    pos = indptr[:-1]
-    dep_op[pos[has_data]] = ((h_idx - 1) * c + j_idx)[has_data]
-    dep_kind[pos[has_data]] = DEP_ARRIVAL
-    pos2 = pos + has_data
-    dep_op[pos2[has_prev]] = (h_idx * c + j_idx - 1)[has_prev]
-    dep_kind[pos2[has_prev]] = DEP_SENT
+    indptr, dep_op, dep_kind = _data_and_prev_deps(
+        has_data, (h_idx - 1) * c + j_idx, has_prev, h_idx * c + j_idx - 1)
     bounds = np.linspace(0.0, 1.0, c + 1)
     return Schedule(
         collective="broadcast",

@@ -51,6 +51,28 @@ def _check(n_ranks: int, n_bytes: float, chunks: int) -> None:
         raise ValueError(f"chunks must be a positive integer, got {chunks}")
 
 
+def _data_and_prev_deps(has_data: np.ndarray, data_dep: np.ndarray, has_prev: np.ndarray,
+                        prev_dep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dependencies of a pipeline's ops as CSR ``(dep_indptr, dep_op, dep_kind)``.
+
+    Op ``i`` waits for its data, op ``data_dep[i]``, to arrive (``DEP_ARRIVAL``) where
+    ``has_data[i]``, then for its sender's previous send, op ``prev_dep[i]``, to end
+    (``DEP_SENT``) where ``has_prev[i]``.
+    """
+    counts = has_data.astype(np.int64) + has_prev.astype(np.int64)
+    indptr = np.zeros(has_data.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    dep_op = np.empty(indptr[-1], dtype=np.int64)
+    dep_kind = np.empty(indptr[-1], dtype=np.int8)
+    pos = indptr[:-1]
+    dep_op[pos[has_data]] = data_dep[has_data]
+    dep_kind[pos[has_data]] = DEP_ARRIVAL
+    pos2 = pos + has_data
+    dep_op[pos2[has_prev]] = prev_dep[has_prev]
+    dep_kind[pos2[has_prev]] = DEP_SENT
+    return indptr, dep_op, dep_kind
+
+
 def ring_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int = 1) -> Schedule:
     """Ring reduce-scatter, all-gather or all-reduce as a :class:`~nvlearn.schedule.Schedule`.
 
@@ -117,18 +139,7 @@ def ring_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int = 1
     has_prev = (prev_k >= 0) & (c > 1)
     prev_dep = np.where(has_prev, op_index(prev_k, prev_j, r_idx), -1)
 
-    counts = has_data.astype(np.int64) + has_prev.astype(np.int64)
-    indptr = np.zeros(n_ops + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    dep_op = np.empty(indptr[-1], dtype=np.int64)
-    dep_kind = np.empty(indptr[-1], dtype=np.int8)
-    pos = indptr[:-1]
-    dep_op[pos[has_data]] = data_dep[has_data]
-    dep_kind[pos[has_data]] = DEP_ARRIVAL
-    pos2 = pos + has_data
-    dep_op[pos2[has_prev]] = prev_dep[has_prev]
-    dep_kind[pos2[has_prev]] = DEP_SENT
-
+    indptr, dep_op, dep_kind = _data_and_prev_deps(has_data, data_dep, has_prev, prev_dep)
     return Schedule(
         collective=collective,
         algorithm="ring",
