@@ -4,7 +4,8 @@
 
 Each notebook is executed top to bottom in this environment (so the checked outputs are
 what the code produces today), then every code cell that is not marked
-``# NBVAL_CHECK_OUTPUT`` loses its outputs and execution count, and the file is rewritten.
+``# NBVAL_CHECK_OUTPUT`` loses its outputs and execution count, the saved widget state is
+dropped, and the file is rewritten.
 nbval then compares the kept outputs on every test run, so a regression in a key number
 fails the tests. Prints each notebook's execution time.
 """
@@ -36,6 +37,7 @@ def prepare(path: Path, timeout: int = 600) -> float:
         cell.execution_count = None
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+    nb.metadata.pop("widgets", None)  # saved widget state: generated, large, never reviewed
     nbformat.write(nb, path)
     return elapsed
 
