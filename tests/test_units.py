@@ -9,6 +9,7 @@ def test_bits_vs_bytes():
     assert units.to_si(400, "Gb/s") == 50e9  # a 400G NIC moves 50 GB/s each way
     assert units.convert(50, "GB/s", "Gb/s") == 400
     assert units.bits_to_bytes(106.25) * 8 == 106.25
+    assert units.bytes_to_bits(50) == 400  # 50 GB/s per direction is a 400 Gb/s port
 
 
 def test_decimal_vs_binary_prefixes():

@@ -212,6 +212,14 @@ def _n_ranks(topology_or_ranks) -> int:
     return topology_or_ranks
 
 
+def _checked_ranks(collective: str, algorithm: str, topology_or_ranks) -> int:
+    """The rank count of ``topology_or_ranks``, once ``algorithm`` is known to handle it."""
+    p = _n_ranks(topology_or_ranks)
+    _check_algorithm(collective, algorithm)
+    check_supported(collective, algorithm, p)
+    return p
+
+
 def _topology(topology_or_ranks):
     return topology_or_ranks if hasattr(topology_or_ranks, "n_gpus") else None
 
@@ -251,9 +259,7 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
     >>> allreduce(8, 2**30, "double_binary_tree", chunks=4).n_ops
     112
     """
-    p = _n_ranks(topology_or_ranks)
-    _check_algorithm("allreduce", algorithm)
-    check_supported("allreduce", algorithm, p)
+    p = _checked_ranks("allreduce", algorithm, topology_or_ranks)
     if algorithm != "hierarchical" and (ranks_per_node is not None or intra != "ring"):
         raise ValueError("ranks_per_node and intra apply only to algorithm='hierarchical'")
     topo = _topology(topology_or_ranks)
@@ -289,9 +295,7 @@ def reduce_scatter(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     >>> reduce_scatter(4, 4e6).n_ops
     12
     """
-    p = _n_ranks(topology_or_ranks)
-    _check_algorithm("reduce_scatter", algorithm)
-    check_supported("reduce_scatter", algorithm, p)
+    p = _checked_ranks("reduce_scatter", algorithm, topology_or_ranks)
     if algorithm == "recursive_halving":
         return recursive_halving_reduce_scatter(p, n_bytes, chunks)
     return ring_schedule("reduce_scatter", p, n_bytes, chunks)
@@ -308,9 +312,7 @@ def allgather(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     >>> allgather(4, 4e6).n_ops
     12
     """
-    p = _n_ranks(topology_or_ranks)
-    _check_algorithm("allgather", algorithm)
-    check_supported("allgather", algorithm, p)
+    p = _checked_ranks("allgather", algorithm, topology_or_ranks)
     if algorithm == "recursive_doubling":
         return recursive_doubling_allgather(p, n_bytes, chunks)
     return ring_schedule("allgather", p, n_bytes, chunks)
@@ -327,9 +329,7 @@ def broadcast(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
     >>> broadcast(4, 1e6, chunks=4, root=2).n_ops
     12
     """
-    p = _n_ranks(topology_or_ranks)
-    _check_algorithm("broadcast", algorithm)
-    check_supported("broadcast", algorithm, p)
+    p = _checked_ranks("broadcast", algorithm, topology_or_ranks)
     if algorithm == "tree":
         return tree_broadcast(p, n_bytes, chunks=chunks, root=root)
     return chain_broadcast(p, n_bytes, chunks=chunks, root=root)
@@ -347,9 +347,7 @@ def alltoall(topology_or_ranks, n_bytes: float, algorithm: str = "direct",
     >>> alltoall(8, 8e6).n_ops       # p (p - 1) transfers
     56
     """
-    p = _n_ranks(topology_or_ranks)
-    _check_algorithm("alltoall", algorithm)
-    check_supported("alltoall", algorithm, p)
+    p = _checked_ranks("alltoall", algorithm, topology_or_ranks)
     if algorithm == "ring":
         return ring_alltoall(p, n_bytes, block_bytes=block_bytes)
     return direct_alltoall(p, n_bytes, block_bytes=block_bytes)
