@@ -47,6 +47,7 @@ __all__ = [
     "KINDS",
     "LINK_TYPES",
     "PROTOCOLS",
+    "RATE_DIRECTIONS",
     "Catalogue",
     "DGXA100SuperPODHDR",
     "DGXH100",
@@ -99,6 +100,10 @@ ALGORITHMS = ("tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_t
 PROTOCOLS = ("ll", "ll128", "simple")
 LINK_TYPES = ("nvlink", "pci", "net")
 ARCHITECTURES = ("volta", "ampere", "hopper", "blackwell")
+#: What a data rate's ``direction`` may say: one way of a full-duplex link, both ways
+#: summed, or ``half_duplex`` — the total of a bus that reads and writes share (HBM), which
+#: is neither a per-direction rate nor a sum of two directions.
+RATE_DIRECTIONS = (*DIRECTIONS, "half_duplex")
 
 _QUANTITY_KEYS = frozenset({"value", "unit", "direction", "kind", "source", "where", "note"})
 _SOURCE_KEYS = frozenset({"title", "url", "publisher", "date"})
@@ -153,8 +158,8 @@ class Quantity:
         The value as written in ``hardware.json``, in ``unit``.
     unit : str
         A key of :data:`nvlearn.units.UNITS`.
-    direction : {"per_direction", "bidirectional"} or None
-        Set exactly when the unit is a data rate.
+    direction : {"per_direction", "bidirectional", "half_duplex"} or None
+        Set exactly when the unit is a data rate (:data:`RATE_DIRECTIONS`).
     kind : {"spec", "derived", "measured", "model"}
     source : str
         Source id (see :class:`Source`).
@@ -764,7 +769,7 @@ class GPU(Record):
     hbm_capacity : float
         bytes (decimal GB on data sheets).
     hbm_bw : float
-        bytes/s, reads plus writes.
+        bytes/s, the half-duplex total: reads plus writes share it (``half_duplex``).
     board_power : float
         W (TDP / TGP).
 
@@ -1346,9 +1351,11 @@ class _Loader:
         direction = raw.get("direction")
         if dim in DIRECTIONAL_DIMENSIONS:
             if direction is None:
-                self.fail(where, f"a {dim} quantity needs 'direction': one of {DIRECTIONS}")
-            if direction not in DIRECTIONS:
-                self.fail(where, f"unknown direction {direction!r}; use one of {DIRECTIONS}")
+                self.fail(where, f"a {dim} quantity needs 'direction': one of "
+                                 f"{RATE_DIRECTIONS}")
+            if direction not in RATE_DIRECTIONS:
+                self.fail(where, f"unknown direction {direction!r}; use one of "
+                                 f"{RATE_DIRECTIONS}")
             if "per_dir" in name and direction != "per_direction":
                 self.fail(where, f"field name says per direction but direction is {direction!r}")
             if "bidir" in name and direction != "bidirectional":
