@@ -896,6 +896,7 @@ class NCCLModel(Record):
     nvlink_bw_sm100: float = _num("bytes/s")
     pci_bw: float = _num("bytes/s")
     net_bw: float = _num("bytes/s")
+    net_port_fraction: float = _num("dimensionless")
     ll_max_bws_volta: tuple[float, ...] = _num("bytes/s")
     ll_max_bws_ampere: tuple[float, ...] = _num("bytes/s")
     ll_max_bws_hopper: tuple[float, ...] = _num("bytes/s")

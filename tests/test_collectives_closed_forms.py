@@ -52,7 +52,7 @@ def _simulated(collective, algorithm, p, n, chunks, **kw):
         schedule = alltoall(p, n, algorithm)
     else:
         schedule = ENTRY[collective](p, n, algorithm, chunks=chunks, **kw)
-    return simulate(single_switch(p, B, LAT), schedule).time
+    return simulate(single_switch(p, B, LAT), schedule, model="wire").time
 
 
 CASES = [
@@ -79,7 +79,7 @@ def test_simulator_reproduces_the_closed_form(collective, algorithm, p, chunks):
 @pytest.mark.parametrize("n", [1e3, 1e6, 2**30])
 @pytest.mark.parametrize("chunks", [1, 2, 8])
 def test_ring_allreduce(p, n, chunks):
-    t = simulate(single_switch(p, B, LAT), allreduce(p, n, chunks=chunks)).time
+    t = simulate(single_switch(p, B, LAT), allreduce(p, n, chunks=chunks), model="wire").time
     assert t == pytest.approx(ring_time("allreduce", p, n, B, ALPHA, chunks), rel=REL)
 
 
@@ -89,7 +89,7 @@ def test_ring_allreduce(p, n, chunks):
 @pytest.mark.parametrize("chunks", [1, 4])
 def test_ring_reduce_scatter_and_allgather(build, name, p, chunks):
     n = 3e7
-    t = simulate(single_switch(p, B, LAT), build(p, n, chunks=chunks)).time
+    t = simulate(single_switch(p, B, LAT), build(p, n, chunks=chunks), model="wire").time
     assert t == pytest.approx(ring_time(name, p, n, B, ALPHA, chunks), rel=REL)
 
 
@@ -97,14 +97,14 @@ def test_ring_reduce_scatter_and_allgather(build, name, p, chunks):
 @pytest.mark.parametrize("chunks", [1, 3, 16])
 def test_chain_broadcast(p, chunks):
     n = 5e7
-    t = simulate(single_switch(p, B, LAT), broadcast(p, n, chunks=chunks)).time
+    t = simulate(single_switch(p, B, LAT), broadcast(p, n, chunks=chunks), model="wire").time
     assert t == pytest.approx(chain_broadcast_time(p, n, B, ALPHA, chunks), rel=REL)
 
 
 @pytest.mark.parametrize("p", [2, 4, 8])
 def test_direct_alltoall(p):
     n = 8e7  # per-rank send buffer
-    result = simulate(single_switch(p, B, LAT), alltoall(p, n))
+    result = simulate(single_switch(p, B, LAT), alltoall(p, n), model="wire")
     # every uplink carries (p-1)/p * n, shared fairly by p-1 flows that all end together
     assert result.time == pytest.approx(ALPHA + (p - 1) / p * n / B, rel=REL)
     assert result.algbw == pytest.approx(n / result.time, rel=1e-12)
@@ -135,7 +135,7 @@ def test_nvls_on_a_dgx_h100_with_one_participant_per_plane():
     for n, chunks in [(1e4, 1), (1e6, 4), (1e9, 8)]:
         schedule = allreduce(topo, n, "nvls", chunks)
         assert len(schedule.participant_role) == specs.system("dgx_h100").nvswitch_chips
-        result = simulate(topo, schedule)
+        result = simulate(topo, schedule, model="wire")
         assert result.time == pytest.approx(nvls_time(8, n, bw, 2 * hop, chunks), rel=REL)
         # every GPU moves n (1 + 1/p) each way, split over the planes by link count
         np.testing.assert_allclose(result.rank_bytes_sent[:8], nvls_allreduce_bytes_per_rank(8, n))

@@ -74,10 +74,10 @@ def test_two_flows_hashed_onto_one_spine_get_half_the_bandwidth_each():
     assert collide is not None and spread is not None
     schedule = _two_flows(fabric, n_bytes)
     alone = n_bytes / C
-    assert simulate(collide, schedule).op_end == pytest.approx([2 * alone, 2 * alone])
-    assert simulate(spread, schedule).op_end == pytest.approx([alone, alone])
+    assert simulate(collide, schedule, model="wire").op_end == pytest.approx([2 * alone, 2 * alone])
+    assert simulate(spread, schedule, model="wire").op_end == pytest.approx([alone, alone])
     # adaptive: each flow is split over both spines, so each gets the full rate
-    assert simulate(fabric, schedule).op_end == pytest.approx([alone, alone])
+    assert simulate(fabric, schedule, model="wire").op_end == pytest.approx([alone, alone])
 
 
 def test_static_collisions_on_a_fat_tree_follow_balls_into_bins():
@@ -107,11 +107,11 @@ def test_simulated_completion_times_on_a_fat_tree_are_flows_per_spine_times_alon
     n_bytes = 1e9
     schedule = shift(topo.n_gpus, n_bytes, 32)
     nic = topo.link_capacity[topo.link_kind == LINK_IB].min()
-    adaptive = simulate(topo, schedule)
+    adaptive = simulate(topo, schedule, model="wire")
     latency = adaptive.path_latency[adaptive.op_path]
     assert adaptive.op_end - latency == pytest.approx(np.full(64, n_bytes / nic))
     static = with_routing(topo, "static", seed=5)
-    res = simulate(static, schedule)
+    res = simulate(static, schedule, model="wire")
     src, dst = topo.gpus[schedule.op_src], topo.gpus[schedule.op_dst]
     indptr, link, _, lat, _ = static_route_pairs(topo, src, dst, 5)
     first_spine_link = link[indptr[:-1] + 3]  # leaf -> spine: shared only by same-spine flows

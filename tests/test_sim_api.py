@@ -25,24 +25,24 @@ def two_flows():
 
 def test_half_speed_link_slows_exactly_the_flows_crossing_it():
     topo = Star(4, B)
-    healthy = simulate(topo, two_flows())
-    slow = simulate(topo, two_flows(), link_factor={0: 0.5})  # link 0: gpu0 -> switch
+    healthy = simulate(topo, two_flows(), model="wire")
+    slow = simulate(topo, two_flows(), link_factor={0: 0.5}, model="wire")  # link 0: gpu0 -> switch
     assert slow.op_sent[0] == pytest.approx(2 * healthy.op_sent[0], rel=1e-12)
     assert slow.op_sent[1] == healthy.op_sent[1]
     assert slow.link_capacity[0] == B / 2
     factors = np.ones(topo.n_links)
     factors[0] = 0.5
-    np.testing.assert_array_equal(simulate(topo, two_flows(), link_factor=factors).op_sent,
+    np.testing.assert_array_equal(simulate(topo, two_flows(), link_factor=factors, model="wire").op_sent,
                                   slow.op_sent)
 
 
 def test_zero_capacity_link_on_a_route_raises_and_names_it():
     with pytest.raises(ValueError, match=r"link 3 \(switch -> gpu1\)"):
-        simulate(Star(4, B), two_flows(), link_factor={3: 0.0})
+        simulate(Star(4, B), two_flows(), link_factor={3: 0.0}, model="wire")
 
 
 def test_zero_capacity_link_nobody_uses_is_fine():
-    res = simulate(Star(4, B), two_flows(), link_factor={6: 0.0})  # gpu3 -> switch: unused
+    res = simulate(Star(4, B), two_flows(), link_factor={6: 0.0}, model="wire")  # gpu3 -> switch: unused
     assert res.time > 0
 
 
@@ -52,15 +52,15 @@ def test_degraded_link_in_a_real_pod_with_static_and_adaptive_routing():
     box = dgx_h100()
     ops = Ops(n_ranks=8)
     ops.add(0, 1, 1e8)
-    healthy = simulate(box, ops)
+    healthy = simulate(box, ops, model="wire")
     # gpu0's first link to a switch chip at half speed: with static routing its share of
     # the traffic keeps its size and takes twice as long on that link
     link = int(healthy.path_link[0])
     share = healthy.path_frac[0]
-    static = simulate(box, ops, link_factor={link: 0.5})
+    static = simulate(box, ops, link_factor={link: 0.5}, model="wire")
     assert static.time > healthy.time
     # routing that adapts to the slower link (with_link_factor) does at least as well
-    adaptive = simulate(with_link_factor(box, [link], 0.5), ops)
+    adaptive = simulate(with_link_factor(box, [link], 0.5), ops, model="wire")
     assert adaptive.time <= static.time * (1 + 1e-12)
     assert 0 < share < 1
 
@@ -68,18 +68,18 @@ def test_degraded_link_in_a_real_pod_with_static_and_adaptive_routing():
 @pytest.mark.parametrize("factor", [{99: 0.5}, {0: -1.0}, np.ones(3), {0: np.nan}])
 def test_bad_link_factors_raise(factor):
     with pytest.raises(ValueError, match="link"):
-        simulate(Star(4, B), two_flows(), link_factor=factor)
+        simulate(Star(4, B), two_flows(), link_factor=factor, model="wire")
 
 
 def test_malformed_routes_from_a_topology_raise():
     ops = Ops(n_ranks=2)
     ops.add(0, 1, 1e6)
     with pytest.raises(ValueError, match="gpu0 -> gpu1 puts fraction 0.0"):
-        simulate(Explicit(2, [1e9, 1e9], {(0, 1): [(0, 1.0), (1, 0.0)]}), ops)
+        simulate(Explicit(2, [1e9, 1e9], {(0, 1): [(0, 1.0), (1, 0.0)]}), ops, model="wire")
     with pytest.raises(ValueError, match="gpu0 -> gpu1 has latency -1.0"):
-        simulate(Explicit(2, [1e9], {(0, 1): [(0, 1.0)]}, latency=-1.0), ops)
+        simulate(Explicit(2, [1e9], {(0, 1): [(0, 1.0)]}, latency=-1.0), ops, model="wire")
     with pytest.raises(ValueError, match="link id outside"):
-        simulate(Explicit(2, [1e9], {(0, 1): [(5, 1.0)]}), ops)
+        simulate(Explicit(2, [1e9], {(0, 1): [(5, 1.0)]}), ops, model="wire")
 
 
 # ---------------------------------------------------------------- schedules that cannot run
@@ -91,12 +91,12 @@ def test_cyclic_dependencies_raise_instead_of_hanging():
     ops.add(1, 0, 1e6, [(0, DEP_ARRIVAL)])
     ops.add(0, 1, 1e6)
     with pytest.raises(ValueError, match="2 ops never started.*cyclic"):
-        simulate(Star(2, B), ops)
+        simulate(Star(2, B), ops, model="wire")
 
 
 def test_schedule_larger_than_the_fabric_raises():
     with pytest.raises(ValueError, match="has only 4 GPUs"):
-        simulate(Star(4, B), ring_allreduce_ops(5, 1e6))
+        simulate(Star(4, B), ring_allreduce_ops(5, 1e6), model="wire")
 
 
 @pytest.mark.parametrize(("ranks", "message"), [
@@ -107,27 +107,27 @@ def test_schedule_larger_than_the_fabric_raises():
 ])
 def test_bad_rank_placement_raises(ranks, message):
     with pytest.raises(ValueError, match=message):
-        simulate(Star(4, B), two_flows(), ranks=ranks)
+        simulate(Star(4, B), two_flows(), ranks=ranks, model="wire")
 
 
 @pytest.mark.parametrize("bins", [0, 3, 2.0, True])
 def test_bad_timeline_bins_raise(bins):
     with pytest.raises(ValueError, match="timeline_bins"):
-        simulate(Star(4, B), two_flows(), timeline_bins=bins)
+        simulate(Star(4, B), two_flows(), timeline_bins=bins, model="wire")
 
 
 def test_unknown_switch_participant_raises():
     ops = Ops(n_ranks=2, participant_role=("nvswitch:7",))
     ops.add(0, 2, 1e6)
     with pytest.raises(ValueError, match="'nvswitch:7' is not a node"):
-        simulate(Star(2, B), ops)
+        simulate(Star(2, B), ops, model="wire")
 
 
 # ---------------------------------------------------------------- mapping
 
 
 def test_ranks_place_the_schedule_on_chosen_gpus():
-    res = simulate(Star(6, B), two_flows(), ranks=[5, 4, 3, 2])
+    res = simulate(Star(6, B), two_flows(), ranks=[5, 4, 3, 2], model="wire")
     assert res.participant_node.tolist() == [5, 4, 3, 2]
     # rank 0 -> rank 1 is gpu5 -> gpu4: links 10 (gpu5 -> switch) and 9 (switch -> gpu4)
     assert res.link_bytes[[10, 9, 6, 5]].tolist() == [1e6] * 4
@@ -138,13 +138,13 @@ def test_switch_participant_is_the_node_named_by_its_role():
     ops = Ops(n_ranks=2, participant_role=("switch",))
     ops.add(0, 2, 1e6)
     ops.add(2, 1, 1e6, [(0, DEP_ARRIVAL)])
-    res = simulate(Star(2, B, 1e-6), ops)
+    res = simulate(Star(2, B, 1e-6), ops, model="wire")
     assert res.participant_node.tolist() == [0, 1, 2]
     assert res.time == pytest.approx(2 * (1e6 / B + 1e-6), rel=1e-12)
 
 
 def test_routes_are_computed_once_per_node_pair():
-    res = simulate(Star(5, B), ring_allreduce_ops(5, 1e6, chunks=4))
+    res = simulate(Star(5, B), ring_allreduce_ops(5, 1e6, chunks=4), model="wire")
     assert res.path_indptr.size - 1 == 5
     assert res.op_path.size == res.n_ops
 
@@ -153,7 +153,7 @@ def test_routes_are_computed_once_per_node_pair():
 
 
 def test_result_is_frozen_and_read_only():
-    res = simulate(Star(4, B), two_flows())
+    res = simulate(Star(4, B), two_flows(), model="wire")
     assert isinstance(res, SimResult)
     with pytest.raises(dataclasses.FrozenInstanceError):
         res.time = 1.0
@@ -167,12 +167,12 @@ def test_nccl_metrics_with_real_collectives():
 
     p, n = 8, 1e8
     topo = single_switch(p, bw_per_dir=B)
-    ar = simulate(topo, allreduce(p, n))
+    ar = simulate(topo, allreduce(p, n), model="wire")
     assert ar.algbw == pytest.approx(n / ar.time)
     assert ar.busbw == pytest.approx(B, rel=1e-9)  # a ring reaches the link rate
-    ag = simulate(topo, allgather(p, n))
+    ag = simulate(topo, allgather(p, n), model="wire")
     assert ag.busbw == pytest.approx(B, rel=1e-9)
-    a2a = simulate(topo, alltoall(p, n))
+    a2a = simulate(topo, alltoall(p, n), model="wire")
     assert a2a.busbw == pytest.approx(B, rel=1e-9)
 
 
@@ -180,7 +180,7 @@ def test_hottest_links_and_summary():
     ops = Ops(n_ranks=4, n_bytes=3e6)
     for src in (1, 2, 3):
         ops.add(src, 0, 1e6)
-    res = simulate(Star(4, B, 1e-6), ops)
+    res = simulate(Star(4, B, 1e-6), ops, model="wire")
     top = res.hottest_links(2)
     assert top[0].link == 1 and top[0].label == "switch -> gpu0"
     assert top[0].utilisation == pytest.approx(3e6 / (B * res.time))
@@ -193,6 +193,6 @@ def test_hottest_links_and_summary():
 
 
 def test_timings_are_reported():
-    res = simulate(Star(4, B), two_flows())
+    res = simulate(Star(4, B), two_flows(), model="wire")
     assert set(res.timings) == {"routes", "engine", "engine_cpu"}
     assert all(t >= 0 for t in res.timings.values())

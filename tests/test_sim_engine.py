@@ -24,7 +24,7 @@ def close(value, reference, rtol=RTOL):
 def test_one_flow_takes_bytes_over_bandwidth_plus_latency(n_bytes, alpha):
     ops = Ops(n_ranks=2)
     ops.add(0, 1, n_bytes)
-    res = simulate(Star(2, B, alpha / 2), ops)
+    res = simulate(Star(2, B, alpha / 2), ops, model="wire")
     assert close(res.op_sent[0], n_bytes / B)
     assert close(res.time, n_bytes / B + alpha)
 
@@ -34,7 +34,7 @@ def test_k_flows_into_one_gpu_share_its_link(k):
     ops = Ops(n_ranks=k + 1)
     for src in range(1, k + 1):
         ops.add(src, 0, 1e6)
-    res = simulate(Star(k + 1, B), ops)
+    res = simulate(Star(k + 1, B), ops, model="wire")
     # each gets B/k, so all end together at k * bytes / B
     np.testing.assert_allclose(res.op_sent, k * 1e6 / B, rtol=RTOL)
     assert res.n_batches == 2  # one rate computation at the start, one at the end
@@ -44,7 +44,7 @@ def test_k_flows_into_one_gpu_share_its_link(k):
 @pytest.mark.parametrize("n", [1e3, 1e6, 2**30])
 @pytest.mark.parametrize("alpha", [0.0, 3e-6])
 def test_ring_allreduce_matches_the_textbook_cost(p, n, alpha):
-    res = simulate(Star(p, B, alpha / 2), ring_allreduce_ops(p, n))
+    res = simulate(Star(p, B, alpha / 2), ring_allreduce_ops(p, n), model="wire")
     assert close(res.time, 2 * (p - 1) * (alpha + n / (p * B)))
 
 
@@ -55,13 +55,13 @@ def test_pipelined_ring_matches_its_closed_form(p, chunks, alpha):
     n = 8e6
     K, s = 2 * (p - 1), n / (p * chunks * B)
     expected = (K - 1) * max(alpha + s, chunks * s) + chunks * s + alpha
-    res = simulate(Star(p, B, alpha / 2), ring_allreduce_ops(p, n, chunks))
+    res = simulate(Star(p, B, alpha / 2), ring_allreduce_ops(p, n, chunks), model="wire")
     assert close(res.time, expected)
 
 
 def test_lockstep_ring_is_processed_in_few_batches():
     p = 16
-    res = simulate(Star(p, B, 1e-6), ring_allreduce_ops(p, 1e8))
+    res = simulate(Star(p, B, 1e-6), ring_allreduce_ops(p, 1e8), model="wire")
     # all ranks start and end each step together: one batch per step start / step end
     assert res.n_batches <= 2 * 2 * (p - 1)
     assert res.n_events == 2 * res.n_ops
@@ -75,7 +75,7 @@ def test_dep_sent_waits_for_the_transfer_not_the_arrival():
     first = ops.add(0, 1, 1e6)
     after_sent = ops.add(0, 2, 1e6, [(first, DEP_SENT)])
     after_arrival = ops.add(0, 2, 1e6, [(first, DEP_ARRIVAL)])
-    res = simulate(Star(3, B, 5e-6), ops)
+    res = simulate(Star(3, B, 5e-6), ops, model="wire")
     assert res.op_start[after_sent] == res.op_sent[first]
     assert res.op_start[after_arrival] == res.op_end[first]
     assert res.op_end[first] - res.op_sent[first] == pytest.approx(10e-6)
@@ -85,7 +85,7 @@ def test_delay_is_added_after_the_op_is_ready():
     ops = Ops(n_ranks=2)
     a = ops.add(0, 1, 1e6)
     b = ops.add(1, 0, 1e6, [(a, DEP_ARRIVAL)], delay=2e-6)
-    res = simulate(Star(2, B), ops)
+    res = simulate(Star(2, B), ops, model="wire")
     assert res.op_ready[b] == res.op_end[a]
     assert res.op_start[b] == pytest.approx(res.op_end[a] + 2e-6, rel=1e-12)
 
@@ -94,7 +94,7 @@ def test_an_op_to_itself_takes_no_time():
     ops = Ops(n_ranks=2)
     local = ops.add(1, 1, 5e9)
     ops.add(1, 0, 1e6, [(local, DEP_ARRIVAL)])
-    res = simulate(Star(2, B, 1e-6), ops)
+    res = simulate(Star(2, B, 1e-6), ops, model="wire")
     assert res.op_start[local] == res.op_end[local] == 0.0
     assert close(res.time, 1e6 / B + 2e-6)
     assert res.link_bytes.sum() == 2e6
@@ -105,7 +105,7 @@ def test_a_late_flow_slows_the_first_only_while_they_overlap():
     ops = Ops(n_ranks=3)
     a = ops.add(1, 0, 2e6)
     b = ops.add(2, 0, 1e6, delay=10e-6)
-    res = simulate(Star(3, B), ops)
+    res = simulate(Star(3, B), ops, model="wire")
     # at 10 us a has 1 MB left; both then run at B/2 and end together at 30 us
     assert close(res.op_sent[a], 30e-6)
     assert close(res.op_sent[b], 30e-6)
@@ -117,7 +117,7 @@ def test_multipath_route_is_one_flow_limited_by_its_tightest_share():
     topo = Explicit(2, [30.0, 20.0, 100.0], {(0, 1): [(0, 0.75), (1, 0.25), (2, 1.0)]})
     ops = Ops(n_ranks=2)
     ops.add(0, 1, 80.0)
-    res = simulate(topo, ops)
+    res = simulate(topo, ops, model="wire")
     assert close(res.time, 2.0)
     np.testing.assert_allclose(res.link_bytes, [60.0, 20.0, 80.0])
 
@@ -127,7 +127,7 @@ def test_multipath_route_is_one_flow_limited_by_its_tightest_share():
 
 def test_link_and_rank_accounting_of_a_ring():
     p, n = 4, 4e6
-    res = simulate(Star(p, B), ring_allreduce_ops(p, n))
+    res = simulate(Star(p, B), ring_allreduce_ops(p, n), model="wire")
     per_rank = 2 * (p - 1) / p * n
     np.testing.assert_allclose(res.link_bytes, per_rank)
     np.testing.assert_allclose(res.rank_bytes_sent, per_rank)
@@ -142,7 +142,7 @@ def test_timeline_adds_up_to_the_link_bytes_and_stays_within_capacity():
     ops = ring_allreduce_ops(p, 3e7, chunks=3)
     topo = Star(p, B, 2e-6)
     for bins in (2, 16, 256):
-        res = simulate(topo, ops, timeline_bins=bins)
+        res = simulate(topo, ops, timeline_bins=bins, model="wire")
         tl = res.timeline
         assert tl.link_bytes.shape == (topo.n_links, bins)
         np.testing.assert_allclose(tl.link_bytes.sum(axis=1), res.link_bytes, rtol=1e-9)
@@ -155,5 +155,5 @@ def test_timeline_adds_up_to_the_link_bytes_and_stays_within_capacity():
 
 
 def test_no_ops_means_no_time():
-    res = simulate(Star(2, B), Ops(n_ranks=2))
+    res = simulate(Star(2, B), Ops(n_ranks=2), model="wire")
     assert res.time == 0.0 and res.n_events == 0

@@ -86,7 +86,7 @@ def flows_on(capacity, routes, sizes):
     ops = Ops(n_ranks=len(routes) + 1)
     for i, size in enumerate(sizes):
         ops.add(i, len(routes), size)
-    return simulate(topo, ops)
+    return simulate(topo, ops, model="wire")
 
 
 @settings(max_examples=60, deadline=None)
@@ -156,7 +156,7 @@ def test_engine_matches_a_global_recomputation_at_every_event(fabric, data):
     ops = Ops(n_ranks=k + 1)
     for i in range(k):
         ops.add(i, k, sizes[i], delay=starts[i])
-    res = simulate(topo, ops)
+    res = simulate(topo, ops, model="wire")
     np.testing.assert_allclose(res.op_start, starts)
     np.testing.assert_allclose(res.op_sent, reference_finish_times(capacity, routes, sizes,
                                                                    starts), rtol=1e-9)

@@ -13,7 +13,7 @@ from nvlearn.sim import simulate
 
 @pytest.fixture(scope="module")
 def ring_result():
-    return simulate(Star(6, 100e9, 1e-6), ring_allreduce_ops(6, 6e6, chunks=2))
+    return simulate(Star(6, 100e9, 1e-6), ring_allreduce_ops(6, 6e6, chunks=2), model="wire")
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +47,7 @@ def test_gantt_rows_window_and_colours(ring_result):
 
 def test_gantt_merges_bars_of_large_schedules():
     p = 8
-    res = simulate(Star(p, 100e9), ring_allreduce_ops(p, 1e8, chunks=80))
+    res = simulate(Star(p, 100e9), ring_allreduce_ops(p, 1e8, chunks=80), model="wire")
     assert res.n_ops > MERGE_ABOVE
     fig = gantt(res)
     assert "drawn as one bar" in fig.axes[0].get_title()
@@ -89,7 +89,7 @@ def test_heatmap_groups_a_big_fabric_by_tier():
     from nvlearn.topology import nvlink_pod
 
     pod = nvlink_pod(2)
-    res = simulate(pod, alltoall(pod, 1e7))
+    res = simulate(pod, alltoall(pod, 1e7), model="wire")
     fig = link_heatmap(res, max_rows=8)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert any("GPU → NVSwitch (tier 1)" in lbl for lbl in labels)

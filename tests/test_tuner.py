@@ -51,8 +51,11 @@ def test_single_node_bandwidths_match_hand_calculation(dgx_table):
     assert dgx_table[("ring", "ll")].alg_bw == pytest.approx(141 * GB * ring)
     assert dgx_table[("ring", "ll128")].alg_bw == pytest.approx(nvlink * 120 / 128 * ring)
     assert dgx_table[("tree", "simple")].alg_bw == pytest.approx(nvlink * 0.5)
-    assert dgx_table[("nvls", "simple")].bus_bw == pytest.approx(nvlink * 0.85 * 2)
-    assert dgx_table[("nvls", "simple")].alg_bw == pytest.approx(nvlink * 0.85 * 2 * ring)
+    # NCCL's own figure, and the one the table uses: capped at NVLS's traffic bound
+    assert dgx_table[("nvls", "simple")].nccl_bus_bw == pytest.approx(nvlink * 0.85 * 2)
+    assert dgx_table[("nvls", "simple")].bus_bw == pytest.approx(2 * 7 / 9 * nvlink * 0.85)
+    # busbw -> algbw: x p / (2 (p-1)), i.e. n (1 + 1/p) at 85 % of the NVLinks
+    assert dgx_table[("nvls", "simple")].alg_bw == pytest.approx(nvlink * 0.85 * 8 / 9)
 
 
 def test_predicted_time_is_latency_plus_bytes_over_algbw(dgx):
@@ -179,8 +182,8 @@ def test_crossovers_are_monotone_and_match_brute_force(make, kw):
 
 def test_dgx_crossover_position(dgx):
     (x,) = tuner.tune("allreduce", dgx).crossovers()
-    # 15 us + n / 80.57 GB/s = 25 us + n / 360.2 GB/s
-    expected = 10e-6 / (1 / (141 * GB * 8 / 14) - 1 / (18 * 20.6 * GB * 1.7 * 8 / 14))
+    # 15 us + n / 80.57 GB/s = 25 us + n / 280.2 GB/s (NVLS moves n (1 + 1/p) each way)
+    expected = 10e-6 / (1 / (141 * GB * 8 / 14) - 1 / (18 * 20.6 * GB * 0.85 * 8 / 9))
     assert x.n_bytes == pytest.approx(expected, rel=1e-9)
 
 

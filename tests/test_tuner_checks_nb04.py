@@ -12,8 +12,8 @@ from nvlearn.check import nb04
     (nb04.lower_bound_ms, 2 * 7 / 8 * 2**30 / 450e9 * 1e3, 2 * 7 / 8 * 2**30 / 900e9 * 1e3),
     (nb04.ring_ll_latency_us, 6.6 + 6 * 0.6, 6.6 + 3 * 0.6),
     (nb04.nvl72_ideal_speedup, 2 * 71 / 73, 2.0),
-    (nb04.nvls_busbw_gbs, 4 * 2**30 / 0.01 * 1.75 / 1e9, 4 * 2**30 / 0.01 / 1e9),
-    (nb04.dgx_crossover_mib, 0.99, 10.0),
+    (nb04.nvls_busbw_gbs, 4 * 2**30 / 0.016 * 1.75 / 1e9, 4 * 2**30 / 0.016 / 1e9),
+    (nb04.dgx_crossover_mib, 1.08, 10.0),
 ])
 def test_numeric_checks(check, right, wrong):
     assert check(right).ok
@@ -23,10 +23,20 @@ def test_numeric_checks(check, right, wrong):
 
 def test_units_in_strings():
     assert nb04.lower_bound_ms("4175 us").ok
-    assert nb04.dgx_crossover_mib("1037 KiB").ok
+    assert nb04.dgx_crossover_mib("1104 KiB").ok
 
 
 def test_choice_check():
     assert nb04.nccl_pick_ib_64k("tree/ll").ok
     assert not nb04.nccl_pick_ib_64k("Ring/LL").ok
     assert "choose one of" in nb04.nccl_pick_ib_64k("mesh").message
+
+
+def test_exercise_5_premise_is_physically_possible():
+    """The measured time must be at least NVLS's traffic bound at the wire rate: every GPU
+    sends and receives n (1 + 1/p) bytes over its 450 GB/s (per direction) of NVLinks."""
+    from nvlearn import specs
+    from nvlearn.collectives.volume import nvls_allreduce_bytes_per_rank
+
+    wire = specs.nvlink(4).gpu_bw_per_dir
+    assert nb04.EX5_TIME >= nvls_allreduce_bytes_per_rank(8, 4 * 2**30) / wire

@@ -25,10 +25,11 @@ def pod():
 def test_link_params_read_off_the_topologies(dgx, pod):
     d = tuner.link_params(dgx)
     assert (d.n_ranks, d.ranks_per_node, d.n_nodes, d.nvls_domain) == (8, 8, 1, True)
-    assert d.bw_per_dir == pytest.approx(450 * GB) and d.alpha == pytest.approx(1 * US)
+    # two NVLink hops of 0.3 us (the catalogue's bound from NCCL's 0.6 us LL ring step)
+    assert d.bw_per_dir == pytest.approx(450 * GB) and d.alpha == pytest.approx(0.6 * US)
     p = tuner.link_params(pod)
     assert (p.n_nodes, p.nvls_domain) == (32, False)
-    assert p.alpha == pytest.approx(2 * US) and p.alpha_intra == pytest.approx(1 * US)
+    assert p.alpha == pytest.approx(1.2 * US) and p.alpha_intra == pytest.approx(0.6 * US)
     # 18 OSFP x 4 NVLinks x 25 GB/s leave a box of 8 GPUs: 225 GB/s each, the 2:1 taper
     assert p.bw_inter == pytest.approx(72 * 25 * GB / 8)
     ib = tuner.link_params(ib_cluster(nodes=2))
@@ -46,14 +47,16 @@ def test_availability(dgx, pod):
         "hierarchical", "hierarchical_nvls")
 
 
-def test_simulator_reproduces_closed_forms_on_the_dgx(dgx):
+@pytest.mark.parametrize("model", ["wire", "achievable"])
+def test_simulator_reproduces_closed_forms_on_the_dgx(dgx, model):
     lp = tuner.link_params(dgx)
     sizes = [2.0**10, 2.0**22, 2.0**31]
-    cf = tuner.closed_form_sweep(lp, sizes)
-    sim = tuner.simulated_sweep(dgx, sizes)
+    cf = tuner.closed_form_sweep(lp, sizes, model=model)
+    sim = tuner.simulated_sweep(dgx, sizes, model=model)
     assert sim.algorithms == cf.algorithms and np.array_equal(sim.chunks, cf.chunks)
     np.testing.assert_allclose(sim.time, cf.time, rtol=1e-9)
     assert sim.methods == ("simulated",) * len(sim.algorithms)
+    assert sim.model == cf.model == model
 
 
 def test_closed_form_matches_collectives_cost(dgx):
@@ -67,9 +70,9 @@ def test_taper_slows_far_partners_in_the_pod(pod):
     """Recursive doubling's far steps cross boxes all at once: the 2:1 taper halves them."""
     lp = tuner.link_params(pod)
     n = 2.0**28
-    sim = tuner.simulate_allreduce(pod, "recursive_doubling", n, 1).time
+    sim = tuner.simulate_allreduce(pod, "recursive_doubling", n, 1, model="wire").time
     assert sim > 1.4 * tuner.closed_form_time("recursive_doubling", lp, n, 1)
-    ring = tuner.simulate_allreduce(pod, "hierarchical", n, 1).time
+    ring = tuner.simulate_allreduce(pod, "hierarchical", n, 1, model="wire").time
     assert ring == pytest.approx(tuner.closed_form_time("hierarchical", lp, n, 1), rel=1e-9)
 
 

@@ -59,9 +59,14 @@ def nvl72_ideal_speedup(answer) -> CheckResult:
                   "in-switch bytes (1 + 1/p) x n, per GPU each way")
 
 
+#: Exercise 5's measured time (s) of a 4 GiB NVLS all-reduce on 8 GPUs: possible on an H100
+#: (the wire bound is n (1 + 1/8) / 450 GB/s = 10.7 ms; the achievable model gives ~15.5 ms).
+EX5_TIME = 16e-3
+
+
 def nvls_busbw_gbs(answer) -> CheckResult:
-    """Exercise 5: nccl-tests busbw (GB/s) of a 4 GiB NVLS all-reduce on 8 GPUs taking 10 ms."""
-    algbw = 4 * _GIB / 10e-3
+    """Exercise 5: nccl-tests busbw (GB/s) of a 4 GiB NVLS all-reduce on 8 GPUs taking 16 ms."""
+    algbw = 4 * _GIB / EX5_TIME
     ref = algbw * busbw_factor("allreduce", _dgx_gpus()) / 1e9
     return verify(answer, ref, unit="GB/s", rtol=0.01, hint="algbw = size / time (4 GiB = "
                   "4 x 2**30 bytes); busbw = algbw x 2(n-1)/n whatever the algorithm")

@@ -20,15 +20,17 @@ Model
   every shard, so all planes finish together (:func:`nvswitch_planes`).
 * Pipelining: each shard is cut into ``chunks`` slots. Slot ``t`` goes up in *round* ``t``; a
   rank's uplink round ``t`` carries ``A`` of slot ``t`` for every shard together with ``M`` of
-  slot ``t - 2`` (two slots in flight), as one batch of equal flows that share the link; its
-  downlink round ``t`` carries ``B`` of slot ``t`` and the ``D`` of slot ``t - 2``. Rounds on
+  slot ``t - L`` (``L`` = :data:`NVLS_LAG` = 4 slots in flight), as one batch of equal flows
+  that share the link; its downlink round ``t`` carries ``B`` of slot ``t`` and the ``D`` of
+  slot ``t - L``. Rounds on
   one link follow each other. So each link alternates between nothing and one batch, and
   ``A`` and ``M`` (``B`` and ``D``) overlap as in the real kernel.
 
 Time on a single switch (:func:`nvls_time`, exact): with ``sigma = n / (chunks B)`` (one slot
 of the whole buffer through one link), a hop latency ``h = alpha / 2`` (``alpha`` is a
 GPU-to-GPU message, two hops), uplink round durations ``u_t = sigma [t < c] + sigma/p
-[L <= t < c + L]``, downlink ``d_t = sigma/p [t < c] + sigma [t >= L]`` (``L = min(2, c)``):
+[L <= t < c + L]``, downlink ``d_t = sigma/p [t < c] + sigma [t >= L]``
+(``L = min(NVLS_LAG, c)``):
 
     U_t = max(U_{t-1} + u_{t-1},  D_{t-L} + d_{t-L} + h)      (M needs its B back)
     D_t = max(D_{t-1} + d_{t-1},  U_t + u_t + h)              (B, D need round t's A, M)
@@ -54,8 +56,11 @@ import numpy as np
 from nvlearn.collectives._ops import OpTable, check_link, check_ranks, check_size
 from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule
 
-#: Slots in flight between a rank's reduced-shard request and its multicast.
-NVLS_LAG = 2
+#: Slots in flight between a rank's reduced-shard request and its multicast. NCCL keeps
+#: NCCL_STEPS = 8 slots per channel (src/include/device.h); the model lets half of them sit
+#: between a slot's reduction and its multicast, so a slot's round trip to the switch
+#: overlaps with the next slots' uploads.
+NVLS_LAG = 4
 
 
 def nvswitch_planes(topology, gpus) -> tuple[tuple[str, float], ...]:

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .engine import run
+from .models import DEFAULT_MODEL, achievable_inputs, check_model
 from .result import SimResult, Timeline
 
 #: Events closer than this (relative to the current time) are processed as one batch.
@@ -179,7 +180,8 @@ def _first_width(op_bytes: np.ndarray, capacity: np.ndarray, n_bins: int) -> flo
     return 2.0 ** math.floor(math.log2(bound / n_bins))
 
 
-def simulate(topology, schedule, *, ranks: Sequence[int] | None = None, link_factor=None,
+def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | None = None,
+             ranks: Sequence[int] | None = None, link_factor=None,
              timeline_bins: int = 128) -> SimResult:
     """Run ``schedule`` on ``topology`` with the flow-level engine; returns a SimResult.
 
@@ -188,10 +190,19 @@ def simulate(topology, schedule, *, ranks: Sequence[int] | None = None, link_fac
     an op starts when its dependencies are met (plus its delay), and its data arrives
     the route's latency after the transfer ends. See :mod:`nvlearn.sim.engine`.
 
+    Two models of the fabric (:mod:`nvlearn.sim.models`): ``"achievable"`` (default) runs
+    links at the rates NCCL reaches with its protocol and charges NCCL's per-step software
+    latencies; ``"wire"`` is the ideal fluid model at wire rate, where the closed forms of
+    :mod:`nvlearn.collectives` hold exactly.
+
     Parameters
     ----------
     topology : Topology
     schedule : Schedule
+    model : {"achievable", "wire"}
+        Which model of the fabric (module :mod:`nvlearn.sim.models`).
+    protocol : {"ll", "ll128", "simple"}, optional
+        Achievable model only: NCCL protocol to run (default: the one NCCL's tuner picks).
     ranks : sequence of int, optional
         GPU index for each rank (default: rank r on GPU r).
     link_factor : dict {link: factor} or array, optional
@@ -215,10 +226,14 @@ def simulate(topology, schedule, *, ranks: Sequence[int] | None = None, link_fac
     --------
     >>> from nvlearn.topology import single_switch
     >>> from nvlearn.collectives import allreduce
-    >>> res = simulate(single_switch(4, bw_per_dir=100e9), allreduce(4, 1e9))
+    >>> res = simulate(single_switch(4, bw_per_dir=100e9), allreduce(4, 1e9), model="wire")
     >>> print(f"{res.time * 1e3:.3f} ms")        # 2 (p-1)/p * n / B = 1.5 GB / 100 GB/s
     15.000 ms
     """
+    model = check_model(model)
+    if model == "wire" and protocol is not None:
+        raise ValueError("protocol applies to model='achievable' only; the wire model has "
+                         "no software protocol")
     if isinstance(timeline_bins, bool) or not isinstance(timeline_bins, (int, np.integer)):
         raise ValueError(f"timeline_bins must be an even int >= 2, got {timeline_bins!r}")
     if timeline_bins < 2 or timeline_bins % 2:
@@ -233,13 +248,19 @@ def simulate(topology, schedule, *, ranks: Sequence[int] | None = None, link_fac
     first[op_path[::-1]] = np.arange(op_path.size - 1, -1, -1)
     _check_routes(topology, capacity, indptr, link, frac, latency, src_node[first],
                   dst_node[first])
+    detail = None
+    delay = schedule.op_delay
+    if model == "achievable":
+        capacity, latency, delay, detail = achievable_inputs(topology, schedule, capacity,
+                                                             indptr, link, latency, op_path,
+                                                             protocol)
     t_routes = _time.perf_counter()
     cpu_routes = _time.process_time()
 
     op_bytes = np.ascontiguousarray(schedule.op_bytes, dtype=np.float64)
     (ready, start, sent, end, pending, link_bytes, busy, bins, width, send_busy, recv_busy,
      n_events, n_batches) = run(
-        capacity, op_bytes, np.ascontiguousarray(schedule.op_delay, dtype=np.float64), op_path,
+        capacity, op_bytes, np.ascontiguousarray(delay, dtype=np.float64), op_path,
         np.ascontiguousarray(schedule.op_src, dtype=np.int32),
         np.ascontiguousarray(schedule.op_dst, dtype=np.int32), indptr, link, frac, latency,
         np.ascontiguousarray(schedule.dep_indptr, dtype=np.int64),
@@ -296,4 +317,6 @@ def simulate(topology, schedule, *, ranks: Sequence[int] | None = None, link_fac
         n_batches=int(n_batches),
         timings={"routes": t_routes - t_start, "engine": t_engine - t_routes,
                  "engine_cpu": cpu_engine - cpu_routes},
+        model=model,
+        model_detail=detail,
     )

@@ -104,6 +104,10 @@ class SimResult:
     timings : dict
         Seconds spent routing (``"routes"``) and in the engine (``"engine"``, wall clock;
         ``"engine_cpu"``, CPU time of this process), for benchmarks.
+    model : {"achievable", "wire"}
+        Which model of the fabric made this result (:mod:`nvlearn.sim.models`).
+    model_detail : Achievable or None
+        The achievable model's protocol, rates and latencies (None for ``"wire"``).
     """
 
     topology: Any
@@ -130,6 +134,8 @@ class SimResult:
     n_events: int
     n_batches: int
     timings: dict = field(default_factory=dict)
+    model: str = "wire"
+    model_detail: Any = None
 
     def __post_init__(self) -> None:
         for value in vars(self).values():
@@ -137,6 +143,15 @@ class SimResult:
                 _frozen(value)
 
     # ------------------------------------------------------------------ headline figures
+    @property
+    def model_label(self) -> str:
+        """Which model made the numbers, for labels: ``"achievable (NCCL Ring/LL)"``, ``"wire"``."""
+        if self.model_detail is None:
+            return self.model
+        d = self.model_detail
+        proto = {"ll": "LL", "ll128": "LL128", "simple": "Simple"}[d.protocol]
+        return f"{self.model} (NCCL {d.nccl_algorithm}/{proto})"
+
     @property
     def n_ops(self) -> int:
         """Number of ops run."""
@@ -197,7 +212,7 @@ class SimResult:
             f"{s.algorithm} {s.collective}: {s.n_ranks} ranks, "
             f"size {format_bytes(s.nccl_size)}"
             + (f", {chunks} chunks" if chunks else "")
-            + f", on {self.topology.name}"
+            + f", on {self.topology.name}; model: {self.model_label}"
         )
         ranks = slice(0, s.n_ranks)
         lines = [
@@ -223,6 +238,6 @@ class SimResult:
         s = self.schedule
         return (
             f"SimResult({s.algorithm} {s.collective}, {s.n_ranks} ranks on "
-            f"{self.topology.name}: time {format_time(self.time)}, "
+            f"{self.topology.name}, {self.model_label}: time {format_time(self.time)}, "
             f"busbw {format_rate(self.busbw)})"
         )

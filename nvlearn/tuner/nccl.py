@@ -58,9 +58,13 @@ Simplified, and said so
   the topology of a multi-node NVLink clique (MNNVL) into one system. Pass
   ``ranks_per_node=8`` to see the 32-node view, with NVLink per-step latencies across boxes.
 
-So the table is NCCL's *model*, not a measurement: it exists to rank candidates. Its NVLS
-bandwidth on 8 H100s, for instance, is above what the wire allows an in-switch all-reduce
-(``n (1 + 1/p)`` each way); see notebook 04.
+So the table is NCCL's *model*, not a measurement: it exists to rank candidates. One of its
+figures cannot be right: NCCL prices NVLS all-reduce at ``2 x bwIntra x nvlsEfficiency``
+(630 GB/s busBw on 8 H100s), above what any schedule can reach when every GPU must send and
+receive ``n (1 + 1/p)`` (at most ``2 (p-1)/(p+1)`` x, 490 GB/s). The table caps NVLS at that
+traffic bound (:func:`nvls_traffic_bound`) and keeps NCCL's own figure in
+``Candidate.nccl_bus_bw``, so the choice — and the crossover sizes — are consistent with the
+simulator's achievable model (:mod:`nvlearn.sim.models`); see notebook 04.
 
 References
 ----------
@@ -117,10 +121,10 @@ BUILDERS = {"ring": "ring", "tree": "double_binary_tree", "nvls": "nvls",
 
 # CUDA compute capability (x10) of each architecture's data-centre GPU (V100, A100, H100,
 # B200): the key of NCCL's per-link NVLink bandwidth (SM<cc>_NVLINK_BW in topo.h).
-_SM = {"volta": 70, "ampere": 80, "hopper": 90, "blackwell": 100}
+SM = {"volta": 70, "ampere": 80, "hopper": 90, "blackwell": 100}
 # NCCL reuses the first two rows of llMaxBws for the CPU vendor when there are several
 # nodes (row 0 Intel, row 1 AMD / mixed); the catalogue keys its rows by architecture.
-_LL_CPU_ROW = {"intel": "volta", "amd": "ampere"}
+LL_CPU_ROW = {"intel": "volta", "amd": "ampere"}
 _LINK_TYPE = {LINK_NVLINK: "nvlink", LINK_NVLINK_NETWORK: "nvlink", LINK_PCIE: "pci",
               LINK_IB: "net", LINK_ETH: "net"}
 
@@ -188,8 +192,8 @@ class Fabric:
                 f"n_ranks={self.n_ranks} is not a whole number of nodes of "
                 f"{self.ranks_per_node}; use a multiple of ranks_per_node"
             )
-        if self.architecture not in _SM:
-            raise ValueError(f"architecture must be one of {tuple(_SM)}, "
+        if self.architecture not in SM:
+            raise ValueError(f"architecture must be one of {tuple(SM)}, "
                              f"got {self.architecture!r}")
         if self.intra_link not in ("nvlink", "pci"):
             raise ValueError(f"intra_link must be 'nvlink' or 'pci', got {self.intra_link!r}")
@@ -201,8 +205,8 @@ class Fabric:
         if self.n_nodes > 1 and not (np.isfinite(self.bw_inter) and self.bw_inter > 0):
             raise ValueError(f"bw_inter must be > 0 bytes/s across {self.n_nodes} nodes, "
                              f"got {self.bw_inter}")
-        if self.cpu not in _LL_CPU_ROW:
-            raise ValueError(f"cpu must be one of {tuple(_LL_CPU_ROW)}, got {self.cpu!r}")
+        if self.cpu not in LL_CPU_ROW:
+            raise ValueError(f"cpu must be one of {tuple(LL_CPU_ROW)}, got {self.cpu!r}")
 
     @property
     def n_nodes(self) -> int:
@@ -248,7 +252,7 @@ def fabric_from_topology(topology, n_ranks: int | None = None, *,
     m = model or specs.nccl()
     g = specs.gpu(gpu)
     arch = g.architecture.lower()
-    if arch not in _SM:
+    if arch not in SM:
         raise ValueError(f"NCCL's model has no architecture {g.architecture!r} ({gpu})")
     n_gpus = int(topology.n_gpus)
     p = n_gpus if n_ranks is None else n_ranks
@@ -263,7 +267,7 @@ def fabric_from_topology(topology, n_ranks: int | None = None, *,
     out = np.flatnonzero(src == gpu0)
     nvl = out[kind[out] == LINK_NVLINK]
     lines = []
-    sm = _SM[arch]
+    sm = SM[arch]
     if nvl.size:
         n_links = _physical_nvlinks(topology, nvl)
         per_link = m.nvlink_bw(sm)
@@ -330,7 +334,9 @@ class Candidate:
 
     ``enabled`` False rows carry the ``reason`` and no numbers (``nan``). ``latency_formula``
     and ``bw_formula`` show the arithmetic in NCCL's units (us, GB/s); ``sources`` names the
-    :class:`~nvlearn.specs.NCCLModel` fields used.
+    :class:`~nvlearn.specs.NCCLModel` fields used. ``nccl_bus_bw`` is the bus bandwidth
+    NCCL's own formula gives; ``bus_bw`` is that, capped at the algorithm's traffic bound
+    (they differ only for NVLS all-reduce: see :func:`nvls_traffic_bound`).
     """
 
     algorithm: str
@@ -343,6 +349,7 @@ class Candidate:
     bw_formula: str = ""
     reason: str = ""
     sources: tuple[str, ...] = ()
+    nccl_bus_bw: float = math.nan
 
     @property
     def label(self) -> str:
@@ -483,7 +490,7 @@ def _candidate(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
         if proto == "ll":
             frac = m.ll_data_fraction
             used += ["ll_data_bytes", "ll_line_bytes"]
-            ll_row = arch if nodes == 1 else _LL_CPU_ROW[f.cpu]
+            ll_row = arch if nodes == 1 else LL_CPU_ROW[f.cpu]
             ll_max = m.bw_cap("ll_max_bws", ll_row, cap_nodes)
             used.append(f"ll_max_bws_{ll_row}")
             bw, bw_f = min(bw * frac, ll_max), f"min({bw_f} x {frac:g}, {_gbs(ll_max)})"
@@ -499,7 +506,14 @@ def _candidate(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
             cap = m.bw_cap(per_ch_table, arch, cap_nodes) * channels
             used.append(f"{per_ch_table}_{arch}")
             bw, bw_f = min(bw, cap), f"min({bw_f}, {channels} x {_gbs(cap / channels)})"
-    bus_bw = bw
+    nccl_bus_bw = bus_bw = bw
+    if algo in ("nvls", "nvls_tree") and coll == "allreduce":
+        bound = nvls_traffic_bound(p, ppn, f.bw_intra * m.nvls_efficiency(arch))
+        if bound < bus_bw:
+            bus_bw = bound
+            bw_f += (f" = {_gbs(nccl_bus_bw)} (NCCL), capped at the traffic bound "
+                     f"2 x {p - 1}/{p} x {ppn}/{ppn + 1} x {_gbs(f.bw_intra)} x "
+                     f"{m.nvls_efficiency(arch):g}")
     if algo == "tree":
         alg_bw, conv = bus_bw * 0.5, " x 0.5"
     elif algo == "nvls" and coll != "allreduce":
@@ -508,7 +522,30 @@ def _candidate(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
         alg_bw, conv = bus_bw * p / nsteps, f" x {p}/{nsteps}"
     bw_f = f"busBw {bw_f} = {_gbs(bus_bw)}; algBw = {_gbs(bus_bw)}{conv} = {_gbs(alg_bw)} GB/s"
     return Candidate(algo, proto, True, latency, bus_bw, alg_bw, lat_f, bw_f, "",
-                     tuple(dict.fromkeys(used)))
+                     tuple(dict.fromkeys(used)), nccl_bus_bw)
+
+
+def nvls_traffic_bound(n_ranks: int, ranks_per_node: int, gpu_bw: float) -> float:
+    """Highest busbw (bytes/s) an NVLS all-reduce can reach with ``gpu_bw`` per GPU.
+
+    Inside an NVSwitch domain of ``q`` GPUs each GPU sends, and receives, ``n (1 + 1/q)``
+    bytes (its copy of every shard up to the switch, its reduced shard, then the multicast
+    result; :func:`nvlearn.collectives.volume.nvls_allreduce_bytes_per_rank`), so
+    ``t >= n (1 + 1/q) / gpu_bw`` and busbw = ``2 (p-1)/p x n / t`` is at most
+    ``2 (p-1)/p x q/(q+1) x gpu_bw`` — ``2 (p-1)/(p+1)`` x on one node (1.56 x at p = 8).
+    NCCL's model prices NVLS at ``2 x gpu_bw`` ("AllReduce pipelines two operations"),
+    which no schedule can reach; the table keeps NCCL's figure in ``nccl_bus_bw``.
+
+    Examples
+    --------
+    >>> round(nvls_traffic_bound(8, 8, 370.8e9 * 0.85) / 1e9, 1)     # GB/s on a DGX H100
+    490.3
+    """
+    from nvlearn.collectives.metrics import busbw_factor
+    from nvlearn.collectives.volume import nvls_allreduce_bytes_per_rank
+
+    q = int(ranks_per_node)
+    return busbw_factor("allreduce", int(n_ranks)) * gpu_bw / nvls_allreduce_bytes_per_rank(q, 1.0)
 
 
 # --------------------------------------------------------------------------------------
@@ -589,7 +626,7 @@ class Tuning:
         --------
         >>> from nvlearn.topology import dgx_h100
         >>> [str(x) for x in tune("allreduce", dgx_h100()).crossovers()]
-        ['Ring/LL -> NVLS/Simple at 0.99 MiB']
+        ['Ring/LL -> NVLS/Simple at 1.08 MiB']
         """
         lo, hi = float(_check_sizes(lo)), float(_check_sizes(hi))
         if not hi > lo:
@@ -799,8 +836,8 @@ def choose(collective: str, n_bytes: float, fabric_or_topology, *, channels: int
     --------
     >>> from nvlearn.topology import dgx_h100
     >>> c = choose("allreduce", 64 * 2**20, dgx_h100())
-    >>> c.best.label, round(c.best.alg_bw / 1e9, 1)
-    ('NVLS/Simple', 360.2)
+    >>> c.best.label, round(c.best.alg_bw / 1e9, 1), round(c.best.nccl_bus_bw / 1e9, 1)
+    ('NVLS/Simple', 280.2, 630.4)
     """
     _check_sizes(n_bytes)
     return tune(collective, fabric_or_topology, channels=channels, algorithms=algorithms,

@@ -21,11 +21,19 @@ than a ring): :func:`best_chunks` gives each algorithm the pipeline depth (a pow
 ``max_chunks``) at which its closed form is fastest, and the sweeps use it unless told a
 ``chunks``.
 
+Every sweep says which model of the fabric made its times (:mod:`nvlearn.sim.models`):
+``"achievable"`` (NCCL's rates, protocols and latencies; the default) or ``"wire"`` (the ideal
+at link rate, no software).
+
 Examples
 --------
 >>> from nvlearn.topology import dgx_h100
 >>> sw = closed_form_sweep(link_params(dgx_h100()), [2**10, 2**30], ["ring", "nvls"])
->>> [sw.algorithms[i] for i in sw.best_index()]
+>>> [sw.algorithms[i] for i in sw.best_index()]       # NVLS's 25 us loses small messages
+['ring', 'nvls']
+>>> wire = closed_form_sweep(link_params(dgx_h100()), [2**10, 2**30], ["ring", "nvls"],
+...                          model="wire")
+>>> [wire.algorithms[i] for i in wire.best_index()]   # at wire rate, no software: NVLS
 ['nvls', 'nvls']
 """
 
@@ -34,13 +42,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from nvlearn import collectives
 from nvlearn.collectives.metrics import busbw_factor
 from nvlearn.collectives.nvls import nvswitch_planes
+from nvlearn.sim import models
 
 #: Message sizes of the notebook's sweeps: 1 KiB to 8 GiB in powers of two, bytes.
 SIZES = 2.0 ** np.arange(10, 34)
@@ -59,7 +68,7 @@ VARIANTS: dict[str, tuple[str, dict]] = {
 }
 
 #: Deepest pipeline :func:`best_chunks` tries.
-MAX_CHUNKS = 64
+MAX_CHUNKS = 128
 
 
 @dataclass(frozen=True)
@@ -75,7 +84,7 @@ class LinkParams:
     >>> from nvlearn.topology import nvlink_pod
     >>> lp = link_params(nvlink_pod())
     >>> round(lp.bw_per_dir / 1e9), round(lp.bw_inter / 1e9), round(lp.alpha_inter * 1e6, 2)
-    (450, 225, 2.0)
+    (450, 225, 1.2)
     """
 
     name: str
@@ -88,6 +97,7 @@ class LinkParams:
     alpha_intra: float
     bw_inter: float
     alpha_inter: float
+    topology: object = field(default=None, compare=False, repr=False)
 
     @property
     def n_nodes(self) -> int:
@@ -118,34 +128,35 @@ def _variant(name: str) -> tuple[str, dict]:
     return VARIANTS[name]
 
 
-def _route(topology, a: int, b: int) -> tuple[float, float]:
-    """Bottleneck bandwidth (bytes/s) and latency (s) of one flow from GPU a to GPU b."""
+def _route(topology, a: int, b: int, capacity: np.ndarray, latency_of) -> tuple[float, float]:
+    """Bottleneck bandwidth (bytes/s) and latency (s) of one flow from GPU a to GPU b, with
+    ``capacity`` per link and ``latency_of(indptr, link, wire_latency)`` per route."""
     g = np.asarray(topology.gpus)
     indptr, link, frac, latency = topology.routes(g[[a]], g[[b]])
     load = np.bincount(link, weights=frac, minlength=topology.n_links)
     used = load > 0
-    return float(np.min(np.asarray(topology.link_capacity)[used] / load[used])), \
-        float(latency[0])
+    return float(np.min(capacity[used] / load[used])), float(latency_of(indptr, link,
+                                                                          latency)[0])
 
 
-@functools.lru_cache(maxsize=64)
-def _link_params(topology, n_ranks: int, ranks_per_node: int | None) -> LinkParams:
-    p = int(n_ranks)
+def _wire_latency(indptr, link, latency):
+    return latency
+
+
+def _measure(topology, p: int, q: int, capacity: np.ndarray, latency_of) -> LinkParams:
+    """LinkParams of ``p`` GPUs in nodes of ``q`` with the given link rates and latencies."""
     box = np.asarray(topology.node_box)[np.asarray(topology.gpus)[:p]]
     per_box = int(np.sum(box == box[0]))
-    q = per_box if ranks_per_node is None else int(ranks_per_node)
-    if q < 1 or p % q:
-        raise ValueError(f"ranks_per_node must divide n_ranks={p}, got {ranks_per_node}")
-    far = p - 1
-    bw, alpha = _route(topology, 0, far)
-    bw_intra, alpha_intra = _route(topology, 0, q - 1) if q > 1 else (bw, alpha)
+    bw, alpha = _route(topology, 0, p - 1, capacity, latency_of)
+    bw_intra, alpha_intra = (_route(topology, 0, q - 1, capacity, latency_of) if q > 1
+                             else (bw, alpha))
     bw_inter, alpha_inter = bw, alpha
     if p > q:
         src, dst = np.asarray(topology.link_src), np.asarray(topology.link_dst)
         nb = np.asarray(topology.node_box)
         leave = (nb[src] == box[0]) & (nb[dst] != box[0])
-        exit_bw = float(np.asarray(topology.link_capacity)[leave].sum())
-        pair_bw, alpha_inter = _route(topology, 0, q)
+        exit_bw = float(capacity[leave].sum())
+        pair_bw, alpha_inter = _route(topology, 0, q, capacity, latency_of)
         bw_inter = min(pair_bw, exit_bw / per_box) if exit_bw > 0 else pair_bw
     try:
         nvswitch_planes(topology, range(p))
@@ -153,7 +164,67 @@ def _link_params(topology, n_ranks: int, ranks_per_node: int | None) -> LinkPara
     except ValueError:
         nvls = False
     return LinkParams(topology.name, p, q, nvls, bw, alpha, bw_intra, alpha_intra, bw_inter,
-                      alpha_inter)
+                      alpha_inter, topology)
+
+
+@functools.lru_cache(maxsize=64)
+def _link_params(topology, n_ranks: int, ranks_per_node: int | None) -> LinkParams:
+    p = int(n_ranks)
+    box = np.asarray(topology.node_box)[np.asarray(topology.gpus)[:p]]
+    q = int(np.sum(box == box[0])) if ranks_per_node is None else int(ranks_per_node)
+    if q < 1 or p % q:
+        raise ValueError(f"ranks_per_node must divide n_ranks={p}, got {ranks_per_node}")
+    return _measure(topology, p, q, np.asarray(topology.link_capacity, dtype=np.float64),
+                    _wire_latency)
+
+
+def _nccl_row(variant: str) -> str:
+    algo, opts = _variant(variant)
+    if algo == "hierarchical" and opts["intra"] == "nvls":
+        return "nvls_tree"
+    return models.NCCL_ROW[algo]
+
+
+@functools.lru_cache(maxsize=512)
+def _achievable_params(topology, p: int, q: int, row: str,
+                       protocol: str) -> tuple[LinkParams, float]:
+    capacity, _ = models.achievable_capacity(topology, topology.link_capacity, protocol, row, p)
+    base, step = models.software_latency(protocol, row)
+    per_type = np.array([step[t] for t in models.PATH_TYPES] + [0.0])    # -1: no links
+
+    def latency_of(indptr, link, wire):
+        return np.maximum(per_type[models.path_types(topology, indptr, link)], wire)
+
+    params = _measure(topology, p, q, capacity, latency_of)
+    if row in ("nvls", "nvls_tree"):    # as the simulator: less the wire round trip, twice
+        base = max(0.0, base - 2.0 * (params.alpha if row == "nvls" else params.alpha_intra))
+    return params, base
+
+
+def achievable_params(params: LinkParams, variant: str,
+                      n_bytes: float) -> tuple[LinkParams, float, str]:
+    """``params`` under the achievable model for ``variant`` at ``n_bytes``.
+
+    Returns the LinkParams with NCCL's achievable rates and per-step latencies
+    (:mod:`nvlearn.sim.models`), the base latency (s) charged once, and the protocol NCCL's
+    tuner picks.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> ap, base, proto = achievable_params(link_params(dgx_h100()), "ring", 2**30)
+    >>> proto, round(ap.bw_per_dir / 1e9, 1), round(ap.alpha * 1e6, 2), round(base * 1e6, 2)
+    ('simple', 370.8, 3.4, 8.4)
+    """
+    if params.topology is None:
+        raise ValueError("the achievable model needs the Topology: build the parameters with "
+                         "link_params(topology), or use model='wire'")
+    row = _nccl_row(variant)
+    protocol, _ = models.nccl_protocol(params.topology, "allreduce", params.n_ranks,
+                                       float(n_bytes), row)
+    ap, base = _achievable_params(params.topology, params.n_ranks, params.ranks_per_node,
+                                  row, protocol)
+    return ap, base, protocol
 
 
 def link_params(topology, n_ranks: int | None = None,
@@ -175,20 +246,34 @@ def link_params(topology, n_ranks: int | None = None,
     return _link_params(topology, int(p), ranks_per_node)
 
 
-def closed_form_time(variant: str, params: LinkParams, n_bytes: float, chunks: int) -> float:
-    """Closed-form all-reduce time (s) of ``variant`` on ``params``' fabric."""
+def closed_form_time(variant: str, params: LinkParams, n_bytes: float, chunks: int,
+                     model: str = "wire") -> float:
+    """Closed-form all-reduce time (s) of ``variant`` on ``params``' fabric.
+
+    ``model="wire"``: the ideal (:func:`nvlearn.collectives.cost` on ``params``);
+    ``"achievable"``: the same formula with NCCL's achievable rates and per-step latencies
+    plus its base latency (:func:`achievable_params`).
+    """
     algo, _ = _variant(variant)
+    base = 0.0
+    if models.check_model(model) == "achievable":
+        params, base, _ = achievable_params(params, variant, n_bytes)
     bw, alpha = ((params.bw_intra, params.alpha_intra) if algo == "hierarchical"
                  else (params.bw_per_dir, params.alpha))
-    return collectives.cost("allreduce", algo, params.n_ranks, float(n_bytes), bw, alpha,
-                            chunks=int(chunks), **params.options(variant))
+    return base + collectives.cost("allreduce", algo, params.n_ranks, float(n_bytes), bw,
+                                   alpha, chunks=int(chunks), **params.options(variant))
 
 
 def best_chunks(variant: str, params: LinkParams, n_bytes: float,
-                max_chunks: int = MAX_CHUNKS, rtol: float = 0.01) -> int:
+                max_chunks: int = MAX_CHUNKS, rtol: float = 0.01, model: str = "wire") -> int:
     """The shallowest pipeline (power of two <= ``max_chunks``) whose closed form is within
     ``rtol`` of the fastest — deeper pipelines that gain less than 1 % are not worth their
     extra messages.
+
+    Under the achievable model the ring runs one slot per step: NCCL's model charges each of
+    its ``2 (p-1)`` steps the step latency (``nsteps x hwLat``), which a deeper pipeline in
+    the simulator would hide; the tree's and NVLS's bandwidth terms in NCCL's model assume a
+    full pipeline, so they get their best depth.
 
     Examples
     --------
@@ -197,8 +282,10 @@ def best_chunks(variant: str, params: LinkParams, n_bytes: float,
     >>> best_chunks("nvls", lp, 2**10), best_chunks("nvls", lp, 2**30)
     (1, 64)
     """
+    if models.check_model(model) == "achievable" and _variant(variant)[0] == "ring":
+        return 1
     cands = [2**k for k in range(int(math.log2(max_chunks)) + 1)]
-    times = np.array([closed_form_time(variant, params, n_bytes, c) for c in cands])
+    times = np.array([closed_form_time(variant, params, n_bytes, c, model) for c in cands])
     return cands[int(np.flatnonzero(times <= times.min() * (1.0 + rtol))[0])]
 
 
@@ -207,7 +294,8 @@ class Sweep:
     """Times of several all-reduce algorithms over a range of sizes on one fabric.
 
     ``time[a, s]`` is seconds for ``algorithms[a]`` at ``sizes[s]``; ``chunks[a, s]`` the
-    pipeline depth used; ``methods[a]`` "simulated" or "closed form".
+    pipeline depth used; ``methods[a]`` "simulated" or "closed form"; ``model`` which model
+    of the fabric made the times ("achievable" or "wire", :mod:`nvlearn.sim.models`).
     """
 
     fabric: str
@@ -217,20 +305,22 @@ class Sweep:
     time: np.ndarray
     chunks: np.ndarray
     methods: tuple[str, ...]
+    model: str = "wire"
 
     def combine(self, *others: Sweep) -> Sweep:
         """One Sweep with the rows of ``self`` and ``others`` (same fabric, ranks, sizes)."""
         rows = [self, *others]
         for o in others:
-            if (o.fabric, o.n_ranks) != (self.fabric, self.n_ranks) or not np.array_equal(
-                    o.sizes, self.sizes):
-                raise ValueError("combine needs sweeps of the same fabric, ranks and sizes")
+            if (o.fabric, o.n_ranks, o.model) != (self.fabric, self.n_ranks, self.model) or \
+                    not np.array_equal(o.sizes, self.sizes):
+                raise ValueError("combine needs sweeps of the same fabric, ranks, sizes and "
+                                 "model")
         names = sum((r.algorithms for r in rows), ())
         if len(set(names)) != len(names):
             raise ValueError(f"an algorithm appears twice: {names}")
         return Sweep(self.fabric, self.n_ranks, self.sizes, names,
                      np.vstack([r.time for r in rows]), np.vstack([r.chunks for r in rows]),
-                     sum((r.methods for r in rows), ()))
+                     sum((r.methods for r in rows), ()), self.model)
 
     @property
     def algbw(self) -> np.ndarray:
@@ -308,26 +398,29 @@ def _check(sizes, algorithms, params: LinkParams) -> tuple[np.ndarray, tuple[str
     return x, names
 
 
-def _chunks_for(variant, params, n, chunks) -> int:
+def _chunks_for(variant, params, n, chunks, model) -> int:
     if chunks is None:
-        return best_chunks(variant, params, n)
+        return best_chunks(variant, params, n, model=model)
     if isinstance(chunks, bool) or int(chunks) != chunks or chunks < 1:
         raise ValueError(f"chunks must be a positive integer or None (best), got {chunks!r}")
     return int(chunks)
 
 
 def closed_form_sweep(params: LinkParams, sizes=SIZES, algorithms: Sequence[str] | None = None,
-                      chunks: int | None = None) -> Sweep:
+                      chunks: int | None = None, model: str = models.DEFAULT_MODEL) -> Sweep:
     """Closed-form times of ``algorithms`` (default all that apply) at ``sizes``.
 
-    ``chunks=None`` gives each algorithm its :func:`best_chunks` at each size.
+    ``chunks=None`` gives each algorithm its :func:`best_chunks` at each size; ``model`` is
+    "achievable" (NCCL's rates and latencies, the default) or "wire".
     """
+    model = models.check_model(model)
     x, names = _check(sizes, algorithms, params)
-    ch = np.array([[_chunks_for(a, params, n, chunks) for n in x] for a in names],
+    ch = np.array([[_chunks_for(a, params, n, chunks, model) for n in x] for a in names],
                   dtype=np.int64)
-    t = np.array([[closed_form_time(a, params, n, c) for n, c in zip(x, row, strict=True)]
+    t = np.array([[closed_form_time(a, params, n, c, model) for n, c in zip(x, row, strict=True)]
                   for a, row in zip(names, ch, strict=True)])
-    return Sweep(params.name, params.n_ranks, x, names, t, ch, ("closed form",) * len(names))
+    return Sweep(params.name, params.n_ranks, x, names, t, ch, ("closed form",) * len(names),
+                 model)
 
 
 def build_allreduce(topology, variant: str, n_bytes: float, chunks: int = 1,
@@ -351,20 +444,23 @@ def build_allreduce(topology, variant: str, n_bytes: float, chunks: int = 1,
 
 
 def simulate_allreduce(topology, variant: str, n_bytes: float, chunks: int = 1,
-                       n_ranks: int | None = None, ranks_per_node: int | None = None):
+                       n_ranks: int | None = None, ranks_per_node: int | None = None,
+                       model: str = models.DEFAULT_MODEL):
     """Build ``variant``'s Schedule on ``topology`` and simulate it; returns the SimResult.
 
     Examples
     --------
     >>> from nvlearn.topology import dgx_h100
-    >>> r = simulate_allreduce(dgx_h100(), "ring", 2**30, chunks=4)
+    >>> r = simulate_allreduce(dgx_h100(), "ring", 2**30, chunks=4, model="wire")
     >>> round(r.busbw / 1e9)                 # GB/s, the NVLink rate per direction
     450
+    >>> round(simulate_allreduce(dgx_h100(), "ring", 2**30).busbw / 1e9)   # NCCL's 18 x 20.6
+    367
     """
     from nvlearn.sim import simulate
 
     return simulate(topology, build_allreduce(topology, variant, n_bytes, chunks, n_ranks,
-                                              ranks_per_node))
+                                              ranks_per_node), model=model)
 
 
 def speedup(params: LinkParams, sizes=SIZES, fast: str = "nvls", base: str = "ring",
@@ -388,6 +484,7 @@ def speedup(params: LinkParams, sizes=SIZES, fast: str = "nvls", base: str = "ri
                    bw_inter=params.bw_inter * fast_bw_factor)
     t_base = [closed_form_time(base, params, n, best_chunks(base, params, n)) for n in x]
     t_fast = [closed_form_time(fast, slow, n, best_chunks(fast, slow, n)) for n in x]
+    # wire model: the question is what the in-switch traffic saving alone is worth
     return np.asarray(t_base) / np.asarray(t_fast)
 
 
@@ -416,16 +513,18 @@ def gpu_traffic(result) -> tuple[np.ndarray, np.ndarray]:
 
 def simulated_sweep(topology, sizes=SIZES, algorithms: Sequence[str] | None = None,
                     chunks: int | None = None, n_ranks: int | None = None,
-                    ranks_per_node: int | None = None, max_ops: int | None = None) -> Sweep:
+                    ranks_per_node: int | None = None, max_ops: int | None = None,
+                    model: str = models.DEFAULT_MODEL) -> Sweep:
     """Simulated times (the Schedules on the Topology) of ``algorithms`` at ``sizes``.
 
-    ``chunks=None`` uses each algorithm's :func:`best_chunks` (chosen by its closed form);
-    ``max_ops`` caps the pipeline depth (halving it) so that no simulated Schedule has more
-    ops than that — a 256-rank ring has 130,560 ops per chunk.
+    ``chunks=None`` uses each algorithm's :func:`best_chunks` (chosen by its closed form
+    under the same ``model``); ``max_ops`` caps the pipeline depth (halving it) so that no
+    simulated Schedule has more ops than that — a 256-rank ring has 130,560 ops per chunk.
     """
+    model = models.check_model(model)
     params = link_params(topology, n_ranks, ranks_per_node)
     x, names = _check(sizes, algorithms, params)
-    ch = np.array([[_chunks_for(a, params, n, chunks) for n in x] for a in names],
+    ch = np.array([[_chunks_for(a, params, n, chunks, model) for n in x] for a in names],
                   dtype=np.int64)
     if max_ops is not None:
         for i, a in enumerate(names):
@@ -433,10 +532,11 @@ def simulated_sweep(topology, sizes=SIZES, algorithms: Sequence[str] | None = No
             cap = 2 ** int(math.floor(math.log2(max(1, max_ops // ops1))))
             ch[i] = np.minimum(ch[i], cap)
     t = np.array([[simulate_allreduce(topology, a, n, int(c), params.n_ranks,
-                                      params.ranks_per_node).time
+                                      params.ranks_per_node, model).time
                    for n, c in zip(x, row, strict=True)]
                   for a, row in zip(names, ch, strict=True)])
-    return Sweep(params.name, params.n_ranks, x, names, t, ch, ("simulated",) * len(names))
+    return Sweep(params.name, params.n_ranks, x, names, t, ch, ("simulated",) * len(names),
+                 model)
 
 
 def _ops_per_chunk(topology, variant: str, params: LinkParams) -> int:
