@@ -48,6 +48,7 @@ __all__ = [
     "LINK_TYPES",
     "PROTOCOLS",
     "RATE_DIRECTIONS",
+    "BoardVariant",
     "Catalogue",
     "DGXA100SuperPODHDR",
     "DGXH100",
@@ -385,6 +386,42 @@ class DGXH100(Record):
 
 
 @dataclass(frozen=True, kw_only=True)
+class BoardVariant(Record):
+    """A baseboard like system ``base``, with another GPU whose NVLinks split differently.
+
+    Only the GPU and how its links spread over the base's NVSwitch chips change; every
+    other figure (GPUs, chips, NICs) is the base system's. A GPU with as many NVLinks as the
+    base's own GPU needs no entry: it uses the base's split.
+
+    Attributes
+    ----------
+    name, base, gpu : str
+        ``base`` is a :func:`system` key (``"dgx_h100"``), ``gpu`` a :func:`gpu` key.
+    links_per_gpu_per_switch : tuple of int
+        NVLinks from every GPU to each of the base's NVSwitch chips.
+
+    Examples
+    --------
+    >>> from nvlearn import specs
+    >>> v = specs.system("hgx_h800")
+    >>> v.base, v.gpu, v.links_per_gpu_per_switch
+    ('dgx_h100', 'h800', (2, 2, 2, 2))
+    >>> v.provenance["links_per_gpu_per_switch"].kind     # an assumption, not published
+    'model'
+    """
+
+    name: str
+    base: str
+    gpu: str
+    links_per_gpu_per_switch: tuple[int, ...] = _num("dimensionless")
+
+    @property
+    def links_per_gpu(self) -> int:
+        """NVLinks per GPU, summed over the switches."""
+        return sum(self.links_per_gpu_per_switch)
+
+
+@dataclass(frozen=True, kw_only=True)
 class NVLinkSwitch1U(Record):
     """The external 1U NVLink Switch (SGXLS10) of the H100 NVLink Switch System.
 
@@ -514,10 +551,12 @@ class DGXA100SuperPODHDR(Record):
     bisection_bw_bidir: float = _num("bytes/s")
 
 
-System = DGXH100 | NVLinkSwitch1U | NVLinkSwitchSystem | GB200NVL72 | DGXA100SuperPODHDR
+System = (DGXH100 | BoardVariant | NVLinkSwitch1U | NVLinkSwitchSystem | GB200NVL72
+          | DGXA100SuperPODHDR)
 
 _SYSTEM_TYPES: dict[str, type[Record]] = {
     "dgx_h100": DGXH100,
+    "hgx_h800": BoardVariant,
     "nvlink_switch_1u": NVLinkSwitch1U,
     "nvlink_switch_system": NVLinkSwitchSystem,
     "gb200_nvl72": GB200NVL72,
@@ -770,6 +809,9 @@ class GPU(Record):
         bytes (decimal GB on data sheets).
     hbm_bw : float
         bytes/s, the half-duplex total: reads plus writes share it (``half_duplex``).
+    nvlink_links : int
+        NVLink links the part has enabled: at most its generation's ``links_per_gpu`` (the
+        export H800 has 8 of NVLink 4's 18).
     board_power : float
         W (TDP / TGP).
 
@@ -788,6 +830,7 @@ class GPU(Record):
     hbm_capacity: float = _num("bytes")
     hbm_bw: float = _num("bytes/s")
     nvlink_generation: int = _num("dimensionless")
+    nvlink_links: int = _num("dimensionless")
     board_power: float = _num("W")
 
 
@@ -1075,8 +1118,8 @@ class Catalogue:
         return self._get("nvswitch", str(gen), "NVSwitch generation")
 
     def system(self, key: str) -> System:
-        """A system: ``"dgx_h100"``, ``"nvlink_switch_1u"``, ``"nvlink_switch_system"``,
-        ``"gb200_nvl72"``, ``"dgx_a100_superpod_hdr"``."""
+        """A system: ``"dgx_h100"``, ``"hgx_h800"``, ``"nvlink_switch_1u"``,
+        ``"nvlink_switch_system"``, ``"gb200_nvl72"``, ``"dgx_a100_superpod_hdr"``."""
         return self._get("systems", key, "system")
 
     def pcie(self, gen: int) -> PCIeGen:
@@ -1109,7 +1152,8 @@ class Catalogue:
                          f"switches exist for: {have}")
 
     def gpu(self, name: str) -> GPU:
-        """GPU ``"v100"``, ``"a100"``, ``"h100"``, ``"h200"`` or ``"b200"``."""
+        """GPU ``"v100"``, ``"a100"``, ``"h100"``, ``"h200"``, ``"b200"``, ``"h800"`` or
+        ``"h20"``."""
         return self._get("gpus", name, "GPU")
 
     def latency(self, key: str) -> Latency:
@@ -1432,6 +1476,7 @@ class _Loader:
             ("systems", "nic"): "nics",
             ("systems", "node"): "systems",
             ("systems", "switch"): "systems",
+            ("systems", "base"): "systems",
             ("ib_switches", "speed"): "infiniband",
         }
         for (category, attr), target in refs.items():
@@ -1441,6 +1486,38 @@ class _Loader:
                     self.fail(f"{category}[{key!r}].{attr}",
                               f"refers to unknown {target} entry {ref!r}; use one of: "
                               f"{', '.join(self.built[target])}")
+        self._check_nvlinks()
+
+    def _check_nvlinks(self) -> None:
+        """A GPU's NVLinks fit its generation; a board's split adds up to its GPU's links."""
+        gens = self.built["nvlink"]
+        for key, g in self.built["gpus"].items():
+            gen = gens.get(str(g.nvlink_generation))
+            if gen is None:
+                self.fail(f"gpus[{key!r}].nvlink_generation",
+                          f"no NVLink generation {g.nvlink_generation} in the catalogue; use "
+                          f"one of: {', '.join(gens)}")
+            if not 1 <= g.nvlink_links <= gen.links_per_gpu:
+                self.fail(f"gpus[{key!r}].nvlink_links",
+                          f"{g.nvlink_links} links; NVLink {gen.generation} has 1 to "
+                          f"{gen.links_per_gpu} per GPU")
+        for key, rec in self.built["systems"].items():
+            split = getattr(rec, "links_per_gpu_per_switch", None)
+            if split is None:
+                continue
+            where = f"systems[{key!r}].links_per_gpu_per_switch"
+            if isinstance(rec, BoardVariant):
+                base = self.built["systems"][rec.base]
+                if not isinstance(base, DGXH100):
+                    self.fail(f"systems[{key!r}].base", f"{rec.base!r} is not a baseboard "
+                              "with NVSwitch chips (a DGXH100 record)")
+                if len(split) != base.nvswitch_chips:
+                    self.fail(where, f"{len(split)} entries; {rec.base!r} has "
+                              f"{base.nvswitch_chips} NVSwitch chips, give one per chip")
+            links = self.built["gpus"][rec.gpu].nvlink_links
+            if sum(split) != links:
+                self.fail(where, f"adds up to {sum(split)} links, but GPU {rec.gpu!r} has "
+                          f"{links} (gpus[{rec.gpu!r}].nvlink_links)")
 
 
 def _optional(hint: Any) -> bool:
@@ -1482,8 +1559,8 @@ def nvswitch(gen: int) -> NVSwitchGen:
 
 
 def system(key: str) -> System:
-    """A system record: ``"dgx_h100"``, ``"nvlink_switch_1u"``, ``"nvlink_switch_system"``,
-    ``"gb200_nvl72"``, ``"dgx_a100_superpod_hdr"``.
+    """A system record: ``"dgx_h100"``, ``"hgx_h800"``, ``"nvlink_switch_1u"``,
+    ``"nvlink_switch_system"``, ``"gb200_nvl72"``, ``"dgx_a100_superpod_hdr"``.
 
     Examples
     --------
@@ -1560,7 +1637,8 @@ def ib_switch_for_speed(speed: str) -> IBSwitch:
 
 
 def gpu(name: str) -> GPU:
-    """GPU ``"v100"``, ``"a100"``, ``"h100"``, ``"h200"``, ``"b200"`` (dense FLOP/s).
+    """GPU ``"v100"``, ``"a100"``, ``"h100"``, ``"h200"``, ``"b200"``, ``"h800"``, ``"h20"``
+    (dense FLOP/s).
 
     Examples
     --------
