@@ -352,6 +352,10 @@ def measure(topology: Topology, schedule: Schedule, *, fabric: str | None = None
             policy: str | None = None) -> FlowStats:
     """Simulate ``schedule`` on ``topology`` (its own routing policy) and collect FlowStats.
 
+    The fabric alone, at wire rate (``model="wire"``, :mod:`nvlearn.sim.models`): these
+    patterns are raw flows, a question of routing and link sharing, not of a library's
+    software; NCCL's per-step latencies and rates would add the same costs to every policy.
+
     Examples
     --------
     >>> from nvlearn.topology import single_switch
@@ -361,7 +365,7 @@ def measure(topology: Topology, schedule: Schedule, *, fabric: str | None = None
     """
     from nvlearn.sim import simulate
 
-    res = simulate(topology, schedule)
+    res = simulate(topology, schedule, model="wire")
     top = res.hottest_links(5)
     hot = top[0]
     return FlowStats(

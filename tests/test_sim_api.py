@@ -32,8 +32,8 @@ def test_half_speed_link_slows_exactly_the_flows_crossing_it():
     assert slow.link_capacity[0] == B / 2
     factors = np.ones(topo.n_links)
     factors[0] = 0.5
-    np.testing.assert_array_equal(simulate(topo, two_flows(), link_factor=factors, model="wire").op_sent,
-                                  slow.op_sent)
+    again = simulate(topo, two_flows(), link_factor=factors, model="wire")
+    np.testing.assert_array_equal(again.op_sent, slow.op_sent)
 
 
 def test_zero_capacity_link_on_a_route_raises_and_names_it():
@@ -42,7 +42,8 @@ def test_zero_capacity_link_on_a_route_raises_and_names_it():
 
 
 def test_zero_capacity_link_nobody_uses_is_fine():
-    res = simulate(Star(4, B), two_flows(), link_factor={6: 0.0}, model="wire")  # gpu3 -> switch: unused
+    # link 6, gpu3 -> switch, carries nothing
+    res = simulate(Star(4, B), two_flows(), link_factor={6: 0.0}, model="wire")
     assert res.time > 0
 
 

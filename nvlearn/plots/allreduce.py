@@ -171,7 +171,7 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
             ax_b.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
                           va="bottom", fontsize=8, color="#3f7f00")
         title = titles[j] if titles else f"{sw.fabric}, {sw.n_ranks} GPUs"
-        ax_t.set_title(title)
+        ax_t.set_title(f"{title}\n{_MODEL_LABELS[sw.model]}", fontsize=10)
         ax_t.tick_params(labelbottom=True)
         _size_axis(ax_t, sw.sizes)
         ax_t.set_xlabel("")
@@ -187,6 +187,68 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
                bbox_to_anchor=(0.5, -0.005))
     rows = -(-len(labels) // 4)
     fig.tight_layout(rect=(0, 0.025 * rows + 0.01, 1, 1))
+    return fig
+
+
+_MODEL_STYLE = {"wire": "--", "achievable": "-"}
+_MODEL_LABELS = {"wire": "wire (ideal: link rate, no software)",
+                 "achievable": "achievable (NCCL's rates, protocols, latencies)"}
+
+
+def model_busbw_figure(sweeps: Sequence, *, refs: Mapping[str, float] | None = None,
+                       switch: float | None = None, title: str = ""):
+    """busbw vs size of the same algorithms under both models of the fabric.
+
+    One panel: each algorithm in its colour, solid for the achievable model and dashed for
+    the wire model; ``refs`` are horizontal lines (label -> bytes/s), ``switch`` the size at
+    which NCCL's tuner changes algorithm (a dotted vertical line).
+
+    Parameters
+    ----------
+    sweeps : sequence of :class:`~nvlearn.tuner.Sweep`
+        Same fabric, ranks and sizes; one per model.
+    refs : mapping of str -> float, optional
+        Reference rates, bytes/s per direction.
+    switch : float, optional
+        Bytes per GPU at which NCCL's tuner switches.
+    title : str
+
+    Examples
+    --------
+    >>> from nvlearn.tuner import closed_form_sweep, link_params
+    >>> from nvlearn.topology import dgx_h100
+    >>> lp = link_params(dgx_h100())
+    >>> fig = model_busbw_figure([closed_form_sweep(lp, algorithms=["ring"], model=m)
+    ...                           for m in ("wire", "achievable")])
+    >>> fig.axes[0].get_ylabel()
+    'busbw (GB/s per GPU, per direction)'
+    """
+    fig, ax = new_figure(width=9.0, height=5.2)
+    for sw in sweeps:
+        for i, algo in enumerate(sw.algorithms):
+            ax.plot(sw.sizes, sw.busbw[i] / 1e9, _MODEL_STYLE[sw.model], lw=2.0,
+                    color=ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)]))
+    for label, value in (refs or {}).items():
+        ax.axhline(value / 1e9, color=FABRIC_COLOURS["nvlink"], lw=1.0, ls="-.")
+        ax.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
+                    va="bottom", fontsize=9, color="#3f7f00")
+    if switch is not None:
+        ax.axvline(switch, color="#444444", ls=":", lw=1.2)
+        ax.annotate(f"NCCL's tuner switches\nat {size_label(switch)}", xy=(switch, 0.98),
+                    xycoords=("data", "axes fraction"), ha="right", va="top", fontsize=9,
+                    xytext=(-4, 0), textcoords="offset points")
+    _size_axis(ax, sweeps[0].sizes)
+    ax.set_ylabel("busbw (GB/s per GPU, per direction)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title or f"{sweeps[0].fabric}, {sweeps[0].n_ranks} GPUs")
+    algos = dict.fromkeys(a for sw in sweeps for a in sw.algorithms)
+    handles = [Line2D([], [], color=ALGO_COLOURS.get(a, "k"), lw=2.5) for a in algos]
+    labels = [ALGO_LABELS.get(a, a) for a in algos]
+    for m in dict.fromkeys(sw.model for sw in sweeps):
+        handles.append(Line2D([], [], color="#333333", ls=_MODEL_STYLE[m], lw=2.0))
+        labels.append(_MODEL_LABELS[m])
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.0, 0.93), fontsize=9)
+    fig.tight_layout()
     return fig
 
 

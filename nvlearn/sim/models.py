@@ -58,6 +58,7 @@ Algorithms", arXiv:2507.04786 (2025).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -229,12 +230,22 @@ def nccl_protocol(topology, collective: str, n_ranks: int, nccl_size: float,
 
     if collective not in nccl.ALGORITHMS or nccl_algorithm not in nccl.ALGORITHMS[collective]:
         return "simple", f"Simple: NCCL's tuner does not price {nccl_algorithm} {collective}"
-    try:
-        best = nccl.tune(collective, topology, n_ranks=int(n_ranks),
-                         algorithms=[nccl_algorithm]).best(nccl_size)
-    except ValueError as err:
-        return "simple", f"Simple: NCCL's tuner cannot price this fabric ({err})"
+    table = _tuning(topology, collective, int(n_ranks), nccl_algorithm)
+    if isinstance(table, str):
+        return "simple", f"Simple: NCCL's tuner cannot price this fabric ({table})"
+    best = table.best(nccl_size)
     return best.protocol, f"NCCL's tuner: {best.label} for {nccl.format_size(nccl_size)}"
+
+
+@functools.lru_cache(maxsize=256)
+def _tuning(topology, collective: str, n_ranks: int, nccl_algorithm: str):
+    """NCCL's table for one algorithm (cached per topology), or why there is none."""
+    from ..tuner import nccl
+
+    try:
+        return nccl.tune(collective, topology, n_ranks=n_ranks, algorithms=[nccl_algorithm])
+    except ValueError as err:
+        return str(err)
 
 
 def _ll_cap(topology, n_ranks: int, model: specs.NCCLModel) -> float:

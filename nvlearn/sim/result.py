@@ -192,7 +192,7 @@ class SimResult:
         >>> from nvlearn.topology import single_switch
         >>> from nvlearn.collectives import allreduce
         >>> from nvlearn.sim import simulate
-        >>> res = simulate(single_switch(4, bw_per_dir=100e9), allreduce(4, 1e6))
+        >>> res = simulate(single_switch(4, bw_per_dir=100e9), allreduce(4, 1e6), model="wire")
         >>> round(res.hottest_links(1)[0].utilisation, 3)
         1.0
         """

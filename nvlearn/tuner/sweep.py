@@ -238,7 +238,7 @@ def link_params(topology, n_ranks: int | None = None,
     >>> from nvlearn.topology import dgx_h100
     >>> lp = link_params(dgx_h100())
     >>> round(lp.bw_per_dir / 1e9), round(lp.alpha * 1e6, 2), lp.nvls_domain
-    (450, 1.0, True)
+    (450, 0.6, True)
     """
     p = int(topology.n_gpus) if n_ranks is None else n_ranks
     if isinstance(p, bool) or int(p) != p or not 2 <= p <= topology.n_gpus:
@@ -254,14 +254,25 @@ def closed_form_time(variant: str, params: LinkParams, n_bytes: float, chunks: i
     ``"achievable"``: the same formula with NCCL's achievable rates and per-step latencies
     plus its base latency (:func:`achievable_params`).
     """
+    params, base = _model_params(params, variant, n_bytes, model)
+    return base + _cost(variant, params, n_bytes, chunks)
+
+
+def _model_params(params: LinkParams, variant: str, n_bytes: float,
+                  model: str) -> tuple[LinkParams, float]:
+    """``params`` and the base latency (s) under ``model``."""
+    if models.check_model(model) == "wire":
+        return params, 0.0
+    ap, base, _ = achievable_params(params, variant, n_bytes)
+    return ap, base
+
+
+def _cost(variant: str, params: LinkParams, n_bytes: float, chunks: int) -> float:
     algo, _ = _variant(variant)
-    base = 0.0
-    if models.check_model(model) == "achievable":
-        params, base, _ = achievable_params(params, variant, n_bytes)
     bw, alpha = ((params.bw_intra, params.alpha_intra) if algo == "hierarchical"
                  else (params.bw_per_dir, params.alpha))
-    return base + collectives.cost("allreduce", algo, params.n_ranks, float(n_bytes), bw,
-                                   alpha, chunks=int(chunks), **params.options(variant))
+    return collectives.cost("allreduce", algo, params.n_ranks, float(n_bytes), bw, alpha,
+                            chunks=int(chunks), **params.options(variant))
 
 
 def best_chunks(variant: str, params: LinkParams, n_bytes: float,
@@ -280,12 +291,13 @@ def best_chunks(variant: str, params: LinkParams, n_bytes: float,
     >>> from nvlearn.topology import dgx_h100
     >>> lp = link_params(dgx_h100())
     >>> best_chunks("nvls", lp, 2**10), best_chunks("nvls", lp, 2**30)
-    (1, 64)
+    (1, 128)
     """
     if models.check_model(model) == "achievable" and _variant(variant)[0] == "ring":
         return 1
     cands = [2**k for k in range(int(math.log2(max_chunks)) + 1)]
-    times = np.array([closed_form_time(variant, params, n_bytes, c, model) for c in cands])
+    mp, _ = _model_params(params, variant, n_bytes, model)
+    times = np.array([_cost(variant, mp, n_bytes, c) for c in cands])
     return cands[int(np.flatnonzero(times <= times.min() * (1.0 + rtol))[0])]
 
 
@@ -474,7 +486,7 @@ def speedup(params: LinkParams, sizes=SIZES, fast: str = "nvls", base: str = "ri
     --------
     >>> from nvlearn.topology import dgx_h100
     >>> round(float(speedup(link_params(dgx_h100()), [2**33])[0]), 2)
-    1.49
+    1.51
     """
     if not 0 < fast_bw_factor <= 1:
         raise ValueError(f"fast_bw_factor must be in (0, 1], got {fast_bw_factor}")

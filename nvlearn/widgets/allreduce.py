@@ -1,9 +1,10 @@
 """Explorer for notebook 04: which all-reduce, at which size, on which fabric — and why.
 
-Controls: algorithm, message size, GPU count, fabric, pipeline depth (chunks). Output: a
-chart of every algorithm's time over sizes (closed forms on the fabric's parameters, the
-chosen algorithm drawn thick, the size marked, the changes of the fastest marked), NCCL's
-cost table at that size (:func:`nvlearn.tuner.choose`), and a text with the numbers.
+Controls: model of the fabric (achievable or wire), algorithm, message size, GPU count,
+fabric, pipeline depth (chunks). Output: a chart of every algorithm's time over sizes (closed
+forms on the fabric's parameters under that model, the chosen algorithm drawn thick, the size
+marked, the changes of the fastest marked), NCCL's cost table at that size
+(:func:`nvlearn.tuner.choose`), and a text with the numbers.
 
 The chart is drawn as SVG, not matplotlib, and every sweep and table is cached per
 (fabric, GPUs, chunks): an update costs milliseconds (``benchmarks/bench_allreduce_widget.py``).
@@ -28,6 +29,7 @@ from nvlearn.plots.allreduce import (
     sweep_svg,
     time_label,
 )
+from nvlearn.sim.models import MODELS
 from nvlearn.units import format_rate
 from nvlearn.widgets.base import Controls
 
@@ -60,8 +62,9 @@ def _params(fabric: str, gpus: int) -> tuner.LinkParams:
 
 
 @functools.lru_cache(maxsize=256)
-def _sweep(fabric: str, gpus: int, chunks: int | None) -> tuner.Sweep:
-    return tuner.closed_form_sweep(_params(fabric, gpus), tuner.SIZES, chunks=chunks)
+def _sweep(fabric: str, gpus: int, chunks: int | None, model: str) -> tuner.Sweep:
+    return tuner.closed_form_sweep(_params(fabric, gpus), tuner.SIZES, chunks=chunks,
+                                   model=model)
 
 
 @functools.lru_cache(maxsize=64)
@@ -76,12 +79,16 @@ def warm_caches() -> float:
     t0 = time.perf_counter()
     for fabric, (_, counts) in FABRICS.items():
         for gpus in counts:
-            _sweep(fabric, gpus, None)
+            for model in MODELS:
+                _sweep(fabric, gpus, None, model)
             _tuning(fabric, gpus)
     return time.perf_counter() - t0
 
 
-def _check(fabric: str, gpus: int, algorithm: str, size: float, chunks) -> None:
+def _check(fabric: str, gpus: int, algorithm: str, size: float, chunks,
+           model: str = MODELS[0]) -> None:
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
     if fabric not in FABRICS:
         raise ValueError(f"unknown fabric {fabric!r}; choose from {', '.join(FABRICS)}")
     if gpus not in FABRICS[fabric][1]:
@@ -96,23 +103,23 @@ def _check(fabric: str, gpus: int, algorithm: str, size: float, chunks) -> None:
 
 
 def render_state(algorithm: str, size: float, gpus: int, fabric: str,
-                 chunks: int | None) -> tuple[str, str, str]:
+                 chunks: int | None, model: str = MODELS[0]) -> tuple[str, str, str]:
     """``(svg, table_html, text)`` for one state of the explorer (pure; cached inside).
 
     Examples
     --------
     >>> svg, table, text = render_state("ring", 2**30, 8, "dgx_h100", None)
-    >>> svg.startswith("<svg") and "NVLS/Simple" in table
+    >>> svg.startswith("<svg") and "NVLS/Simple" in table and "achievable" in text
     True
     """
-    _check(fabric, gpus, algorithm, size, chunks)
-    sw = _sweep(fabric, gpus, chunks)
+    _check(fabric, gpus, algorithm, size, chunks, model)
+    sw = _sweep(fabric, gpus, chunks, model)
     tuning = _tuning(fabric, gpus)
     choice = tuning.at(size)
     params = _params(fabric, gpus)
     times = {a: sw.row(a) for a in sw.algorithms}
     label = FABRICS[fabric][0]
-    title = (f"{label}, {gpus} GPUs — closed forms, "
+    title = (f"{label}, {gpus} GPUs — {model} model, closed forms, "
              + ("each at its best pipeline depth" if chunks is None
                 else f"{chunks} chunk{'s' if chunks > 1 else ''}"))
     svg = sweep_svg(sw.sizes, times, highlight=algorithm if algorithm in times else None,
@@ -133,11 +140,18 @@ def render_state(algorithm: str, size: float, gpus: int, fabric: str,
         why = ("NVLS needs all GPUs on one NVSwitch" if algorithm == "nvls"
                else "hierarchical needs more than one node")
         lines.append(f"{ALGO_LABELS[algorithm]} does not run here ({why}).")
-    lines.append(f"fastest of these at {size_label(size)}: {ALGO_LABELS[fastest]} "
-                 f"({time_label(t_at[fastest])}); link: {format_rate(params.bw_per_dir)} "
-                 f"per direction per GPU, {params.alpha * 1e6:.2g} µs per message")
-    lines.append(f"NCCL's model picks {choice.best.label} ({time_label(choice.time)}): its "
-                 "latencies include the software's per-step cost, not just the wire's")
+    lines.append(f"fastest of these at {size_label(size)} ({model} model): "
+                 f"{ALGO_LABELS[fastest]} ({time_label(t_at[fastest])})")
+    if model == "wire":
+        lines.append(f"wire: {format_rate(params.bw_per_dir)} per direction per GPU, "
+                     f"{params.alpha * 1e6:.2g} µs per message, no software cost")
+    elif algorithm in times:
+        ap, base, proto = tuner.achievable_params(params, algorithm, size)
+        lines.append(f"achievable ({proto.upper() if proto != 'simple' else 'Simple'}): "
+                     f"{format_rate(ap.bw_per_dir)} per direction per GPU (wire "
+                     f"{format_rate(params.bw_per_dir)}), {ap.alpha * 1e6:.2g} µs per step "
+                     f"+ {base * 1e6:.3g} µs once")
+    lines.append(f"NCCL's model picks {choice.best.label} ({time_label(choice.time)})")
     return svg, choice.to_html(formulas=False, max_rows=7), "\n".join(lines)
 
 
@@ -157,8 +171,9 @@ class AllreduceExplorer(Controls):
     """
 
     def __init__(self, algorithm: str = "ring", size: float = 2**20, fabric: str = "dgx_h100",
-                 gpus: int = 8, chunks: int | None = None, warm: bool = True) -> None:
-        _check(fabric, gpus, algorithm, size, chunks)
+                 gpus: int = 8, chunks: int | None = None, model: str = MODELS[0],
+                 warm: bool = True) -> None:
+        _check(fabric, gpus, algorithm, size, chunks, model)
         if warm:
             warm_caches()
         size_opts = [(size_label(s), float(s)) for s in tuner.SIZES]
@@ -173,6 +188,9 @@ class AllreduceExplorer(Controls):
                                       value=fabric, description="fabric"),
             "chunks": W.Dropdown(options=[("best", None)] + [(str(c), c) for c in CHUNKS[1:]],
                                  value=chunks, description="chunks"),
+            "model": W.ToggleButtons(options=[("achievable (NCCL)", "achievable"),
+                                              ("wire (ideal)", "wire")],
+                                     value=model, description="model"),
         }
         self._chart = W.HTML()
         self._table = W.HTML()
@@ -183,7 +201,8 @@ class AllreduceExplorer(Controls):
         c = self.controls
         self.widget = W.VBox([
             W.HTML("<b>All-reduce explorer: which algorithm, and why</b>"),
-            W.HBox([c["fabric"], c["gpus"]]), W.HBox([c["algorithm"], c["chunks"]]),
+            W.HBox([c["fabric"], c["gpus"]]), c["model"],
+            W.HBox([c["algorithm"], c["chunks"]]),
             c["size"], self._chart, self._text, self._table])
         for name, control in self.controls.items():
             control.observe(self._on_fabric if name == "fabric" else self._on_change,
@@ -232,10 +251,10 @@ class AllreduceExplorer(Controls):
     def figure(self):
         """The current chart as a matplotlib Figure (for a static page)."""
         v = self.values
-        sw = _sweep(v["fabric"], v["gpus"], v["chunks"])
+        sw = _sweep(v["fabric"], v["gpus"], v["chunks"], v["model"])
         return sweep_line_figure(sw, highlight=v["algorithm"], marker=v["size"],
                                  title=f"{FABRICS[v['fabric']][0]}, {v['gpus']} GPUs "
-                                       "(closed forms)")
+                                       f"({v['model']} model, closed forms)")
 
     def static(self):
         """The current output as HTML (chart, text, table) without widgets."""
