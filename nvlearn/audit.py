@@ -53,9 +53,10 @@ def _pod_numbers() -> dict:
     pod = specs.system("nvlink_switch_system")
     box = specs.system("nvlink_switch_1u")
     nv4 = specs.nvlink(4)
-    in_node = nv4.gpu_bw_per_dir
-    cross_node = dgx.external_nvlink_ports * box.port_bw_per_dir / dgx.gpus
-    return dict(dgx=dgx, pod=pod, box=box, nv4=nv4, in_node=in_node, cross_node=cross_node)
+    # a node's traffic in and out of its GPUs vs what its NVLink-network ports carry
+    injection = dgx.gpus * nv4.gpu_bw_per_dir
+    uplinks = dgx.external_nvlink_ports * box.port_bw_per_dir
+    return dict(dgx=dgx, pod=pod, box=box, nv4=nv4, injection=injection, uplinks=uplinks)
 
 
 def article_claims() -> list[Claim]:
@@ -73,6 +74,7 @@ def article_claims() -> list[Claim]:
     sw3 = specs.nvswitch(3)
     h100 = specs.gpu("h100")
     nvl72 = specs.system("gb200_nvl72")
+    gh200 = specs.system(pod.shipped_as)
     ndr = specs.infiniband("ndr")
     eth400 = specs.ethernet("400gbe")
     lane = nvlink_chain(4)
@@ -94,11 +96,10 @@ def article_claims() -> list[Claim]:
         Claim(
             "that’s about 7x the bandwidth of a PCIe Gen5 x16 slot",
             f"{_gbs(nv4.gpu_bw_bidir)} / {_gbs(pcie5.x16_bw_bidir_published)} = "
-            f"{nv4.gpu_bw_bidir / pcie5.x16_bw_bidir_published:.2f}x; per direction after "
-            f"128b/130b: {nv4.gpu_bw_per_dir / pcie5.x16_bw_per_dir:.2f}x",
+            f"{nv4.gpu_bw_bidir / pcie5.x16_bw_bidir_published:.2f}x",
             "right",
-            "Both sides bidirectional (NVIDIA's own comparison); the ratio holds in any "
-            "consistent convention.",
+            "Both sides bidirectional (NVIDIA's own comparison); about 7x holds in any "
+            "consistent convention (exercise 3 redoes it per direction, after line coding).",
         ),
         Claim(
             "The magic begins with the 112G SerDes",
@@ -170,29 +171,37 @@ def article_claims() -> list[Claim]:
         ),
         Claim(
             "the NVLink Network (NVL72 or NVL256)",
-            f"GB200 NVL72: {nvl72.gpus} Blackwell GPUs, NVLink 5; the {pod.gpus}-GPU H100 "
-            "system is the NVLink Switch System",
+            f"GB200 NVL72: {nvl72.gpus} Blackwell GPUs, NVLink 5; the {pod.gpus}-GPU NVLink 4 "
+            f"systems are the H100 NVLink Switch System and the DGX GH200 ({gh200.gpus} GPUs)",
             "wrong",
             "NVL72 is a later, NVLink 5 product; there is no NVIDIA product called NVL256.",
         ),
         Claim(
             "256 GPUs are interconnected via a non-blocking NVLink fabric",
-            f"taper {pod.taper:g}:1 — across nodes {_gbs(n['cross_node'])} per GPU per "
-            f"direction vs {_gbs(n['in_node'])} inside a node",
+            f"taper {pod.taper:g}:1 — a node's {dgx.external_nvlink_ports} NVLink-network ports "
+            f"carry {_gbs(n['uplinks'])} per direction; its {dgx.gpus} GPUs inject "
+            f"{_gbs(n['injection'])}",
             "wrong",
-            f"Each node exposes {dgx.external_nvlink_ports} of its GPUs' "
-            f"{dgx.gpus * nv4.links_per_gpu} NVLinks to the second tier: 2:1 tapered by design.",
+            f"Each node (the NVLink-network variant of the DGX H100) exposes "
+            f"{dgx.external_nvlink_ports} of its GPUs' {dgx.gpus * nv4.links_per_gpu} NVLinks "
+            "to the second tier: 2:1 tapered by design.",
         ),
         Claim(
             "The Compute Plane: 32 nodes, each with 8 H100 GPUs.",
-            f"{pod.nodes} x {dgx.gpus} = {pod.nodes * dgx.gpus} GPUs",
-            "right",
-            "Matches the NVLink Switch System's scalable unit.",
+            f"{pod.nodes} x {dgx.gpus} = {pod.nodes * dgx.gpus} GPUs: the H100 NVLink Switch "
+            f"System, announced {pod.announced}; shipped instead: {gh200.name}, announced "
+            f"{gh200.announced}, {_gbs(gh200.all_to_all_bw)} all-to-all",
+            "right with caveat",
+            f"The design NVIDIA announced (GTC {pod.announced}), built from the NVLink-network "
+            "variant of the DGX H100; but 'not available with H100 systems now, but systems "
+            "and availability will be announced in the future' (H100 whitepaper), and it was "
+            f"not generally shipped. The {gh200.gpus}-GPU NVLink {gh200.nvlink_generation} "
+            f"system that shipped is the DGX GH200 (NVIDIA, COMPUTEX {gh200.announced}).",
         ),
         Claim(
             "any GPU can read from any other GPU's memory at 900 GB/s",
             f"one direction: at most {_gbs(nv4.gpu_bw_per_dir)}; across nodes with every GPU "
-            f"busy: {_gbs(n['cross_node'])}",
+            f"busy, 1/{pod.taper:g} of that (the taper)",
             "wrong",
             "900 GB/s adds both directions; a read moves data one way, and the taper halves "
             "it again between nodes under load.",

@@ -51,6 +51,7 @@ __all__ = [
     "BoardVariant",
     "Catalogue",
     "DGXA100SuperPODHDR",
+    "DGXGH200",
     "DGXH100",
     "FECCode",
     "GB200NVL72",
@@ -339,12 +340,18 @@ class NVSwitchGen(Record):
 class DGXH100(Record):
     """DGX H100 / HGX H100 8-GPU baseboard (and its NVLink-network variant).
 
+    ``network_ports_per_switch``, ``external_nvlink_ports``, ``osfp_cages`` and
+    ``nvlinks_per_osfp`` describe the **NVLink-network variant** built for the NVLink Switch
+    System (OSFP cages to second-level NVLink Switches). The standard DGX H100 that shipped
+    has no external NVLink ports in use: it reaches other nodes through its ``nics``, whose
+    ``nic_osfp_ports`` are the OSFP ports on its back.
+
     Attributes
     ----------
     name, gpu, nic : str
         ``gpu`` and ``nic`` are keys for :func:`gpu` and :func:`nic`.
     gpus, nvswitch_chips, nvswitch_generation, external_nvlink_ports, osfp_cages,
-    nvlinks_per_osfp, nics : int
+    nvlinks_per_osfp, nics, nic_osfp_ports : int
     links_per_gpu_per_switch : tuple of int
         NVLinks from every GPU to switch 0..3 (5, 4, 4, 5).
     network_ports_per_switch : tuple of int
@@ -371,6 +378,7 @@ class DGXH100(Record):
     osfp_cages: int = _num("dimensionless")
     nvlinks_per_osfp: int = _num("dimensionless")
     nics: int = _num("dimensionless")
+    nic_osfp_ports: int = _num("dimensionless")
     gpu_to_gpu_bw_bidir: float = _num("bytes/s")
     bisection_bw_bidir: float = _num("bytes/s")
 
@@ -457,11 +465,17 @@ class NVLinkSwitch1U(Record):
 class NVLinkSwitchSystem(Record):
     """The 256-GPU H100 NVLink Switch System (two-level NVLink fat tree, 2:1 taper).
 
+    Announced (GTC 2022) for DGX H100 nodes of the NVLink-network variant, but not generally
+    shipped; the 256-GPU NVLink 4 system that shipped is ``shipped_as`` (the DGX GH200).
+
     Attributes
     ----------
-    name : str
+    name, shipped_as : str
+        ``shipped_as``: key of the system that brought the design to market.
     node, switch : str
         Keys of the node (``"dgx_h100"``) and second-level switch (``"nvlink_switch_1u"``).
+    announced : int
+        Year announced; its provenance quotes NVIDIA on availability.
     nodes, gpus, l2_switches : int
     taper : float
         Node injection over node uplink bandwidth (2 for 2:1).
@@ -486,6 +500,43 @@ class NVLinkSwitchSystem(Record):
     taper: float = _num("dimensionless")
     all_to_all_bw: float = _num("bytes/s")
     bisection_gain_vs_hdr_a100: float = _num("dimensionless")
+    announced: int = _num("year")
+    shipped_as: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class DGXGH200(Record):
+    """DGX GH200: 256 GH200 Grace Hopper Superchips on one NVLink 4 Switch System.
+
+    The 256-GPU NVLink 4 system that shipped (the H100 NVLink Switch System of DGX H100
+    nodes was announced but not generally shipped).
+
+    Attributes
+    ----------
+    name : str
+    superchips, gpus, nvlink_generation, announced : int
+    gpu_addressable_memory : float
+        bytes reachable by every GPU over NVLink (GPU HBM plus CPU memory).
+    gpu_hbm_capacity : float
+        bytes of HBM on each superchip's Hopper GPU.
+    all_to_all_bw : float
+        NVIDIA's "57.6 TB/s of all-to-all bandwidth", bytes/s (see its provenance note).
+
+    Examples
+    --------
+    >>> from nvlearn import specs
+    >>> specs.system("dgx_gh200").gpus, specs.system("dgx_gh200").announced
+    (256, 2023)
+    """
+
+    name: str
+    superchips: int = _num("dimensionless")
+    gpus: int = _num("dimensionless")
+    nvlink_generation: int = _num("dimensionless")
+    gpu_addressable_memory: float = _num("bytes")
+    gpu_hbm_capacity: float = _num("bytes")
+    all_to_all_bw: float = _num("bytes/s")
+    announced: int = _num("year")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -552,7 +603,7 @@ class DGXA100SuperPODHDR(Record):
 
 
 System = (DGXH100 | BoardVariant | NVLinkSwitch1U | NVLinkSwitchSystem | GB200NVL72
-          | DGXA100SuperPODHDR)
+          | DGXA100SuperPODHDR | DGXGH200)
 
 _SYSTEM_TYPES: dict[str, type[Record]] = {
     "dgx_h100": DGXH100,
@@ -561,6 +612,7 @@ _SYSTEM_TYPES: dict[str, type[Record]] = {
     "nvlink_switch_system": NVLinkSwitchSystem,
     "gb200_nvl72": GB200NVL72,
     "dgx_a100_superpod_hdr": DGXA100SuperPODHDR,
+    "dgx_gh200": DGXGH200,
 }
 
 
@@ -1476,6 +1528,7 @@ class _Loader:
             ("systems", "nic"): "nics",
             ("systems", "node"): "systems",
             ("systems", "switch"): "systems",
+            ("systems", "shipped_as"): "systems",
             ("systems", "base"): "systems",
             ("ib_switches", "speed"): "infiniband",
         }
@@ -1560,7 +1613,7 @@ def nvswitch(gen: int) -> NVSwitchGen:
 
 def system(key: str) -> System:
     """A system record: ``"dgx_h100"``, ``"hgx_h800"``, ``"nvlink_switch_1u"``,
-    ``"nvlink_switch_system"``, ``"gb200_nvl72"``, ``"dgx_a100_superpod_hdr"``.
+    ``"nvlink_switch_system"``, ``"gb200_nvl72"``, ``"dgx_a100_superpod_hdr"``, ``"dgx_gh200"``.
 
     Examples
     --------

@@ -141,6 +141,12 @@ def nvlink_pod(nodes: int = 32) -> Topology:
     plane, 72 per node = half the GPUs' 144 links: the 2:1 taper). The second level is 18
     1U NVLink Switches = 36 NVSwitch chips of 64 ports.
 
+    The nodes are the **NVLink-network variant** of the DGX H100, whose OSFP cages bring
+    those ports out to the second-level switches; the standard DGX H100 that shipped has no
+    external NVLink ports in use (it reaches other nodes through its NICs). NVIDIA announced
+    this 256-GPU H100 system (GTC 2022) but did not ship it generally; the 256-GPU NVLink 4
+    system that shipped is the DGX GH200 (``specs.system("dgx_gh200")``).
+
     Wiring (a modelling choice): NVIDIA does not publish the exact cabling of the NVLink
     Switch System. This builder uses the natural plane-aligned ("rail-plane") wiring that is
     consistent with the published port counts: the second-level chips are divided among the
