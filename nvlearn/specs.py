@@ -78,6 +78,7 @@ __all__ = [
     "ib_switch",
     "ib_switch_for_speed",
     "infiniband",
+    "keys",
     "latency",
     "line_code",
     "load",
@@ -1587,6 +1588,17 @@ def _base(hint: Any) -> Any:
 # --------------------------------------------------------------------------------------
 # Module-level accessors on the default catalogue (cached after the first load)
 # --------------------------------------------------------------------------------------
+
+
+def keys(category: str) -> tuple[str, ...]:
+    """Entry keys of a category of the default catalogue, in file order.
+
+    Examples
+    --------
+    >>> keys("gpus")[:3]
+    ('v100', 'a100', 'h100')
+    """
+    return _default().keys(category)
 
 
 def nvlink(gen: int) -> NVLinkGen:

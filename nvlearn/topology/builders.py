@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .core import (
+    DEFAULT_GPU,
     LINK_IB,
     LINK_KIND_NAMES,
     LINK_NVLINK,
@@ -61,8 +62,8 @@ class FabricBuilder:
         self._links.append((a, b, float(bw_per_dir), float(latency_ab), count, kind))
         self._links.append((b, a, float(bw_per_dir), float(back), count, kind))
 
-    def build(self, name: str) -> Topology:
-        """Freeze into a :class:`Topology` (which validates everything)."""
+    def build(self, name: str, *, gpu: str = DEFAULT_GPU) -> Topology:
+        """Freeze into a :class:`Topology` of ``gpu`` GPUs (which validates everything)."""
         kind, names, box, tier, plane = zip(*self._nodes, strict=True)
         if self._links:
             src, dst, cap, lat, count, lkind = (np.array(c) for c in zip(*self._links,
@@ -73,7 +74,7 @@ class FabricBuilder:
         return Topology(
             name=name, node_kind=kind, node_name=names, node_box=box, node_tier=tier,
             node_plane=plane, gpus=self._gpus, link_src=src, link_dst=dst,
-            link_capacity=cap, link_latency=lat, link_count=count, link_kind=lkind,
+            link_capacity=cap, link_latency=lat, link_count=count, link_kind=lkind, gpu=gpu,
         )
 
 

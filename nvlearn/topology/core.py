@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import specs
 from ..units import format_rate
 
 NODE_GPU = 0
@@ -34,6 +35,8 @@ LINK_ETH = 4
 LINK_KIND_NAMES = ("NVLink", "NVLink network", "PCIe", "InfiniBand", "Ethernet")
 #: Keys of :data:`nvlearn.plots.style.FABRIC_COLOURS`, indexed by ``link_kind``.
 LINK_KIND_KEYS = ("nvlink", "nvlink_network", "pcie", "infiniband", "ethernet")
+#: GPU (catalogue key) of a topology that does not say: the course's GPU.
+DEFAULT_GPU = "h100"
 
 
 class Path(NamedTuple):
@@ -117,6 +120,10 @@ class Topology:
         :func:`~nvlearn.topology.with_routing`.
     routing_seed : int, optional
         Seed of the static hash (ignored by ``"adaptive"``).
+    gpu : str, optional
+        Which GPU the fabric has: a :func:`nvlearn.specs.gpu` key (``"h100"``, ``"h800"``
+        ...). The real-fabric builders set it; generic fabrics keep :data:`DEFAULT_GPU`.
+        Models that need the GPU's architecture (NCCL's tuner) read it from here.
 
     Examples
     --------
@@ -142,6 +149,7 @@ class Topology:
     link_factor: np.ndarray | None = None
     routing: str = "adaptive"
     routing_seed: int = 0
+    gpu: str = DEFAULT_GPU
     # derived adjacency (CSR), filled in __post_init__
     _out_indptr: np.ndarray = field(init=False)
     _out_link: np.ndarray = field(init=False)
@@ -210,6 +218,11 @@ class Topology:
             raise ValueError("link_count must be >= 1 (physical links bundled per directed link)")
         if not np.isin(self.link_kind, np.arange(len(LINK_KIND_NAMES))).all():
             raise ValueError(f"link_kind values must be in 0..{len(LINK_KIND_NAMES) - 1}")
+
+        if not isinstance(self.gpu, str):
+            raise ValueError(f"gpu must be a GPU key of the hardware catalogue (a str such as "
+                             f"'h100'), got {self.gpu!r}")
+        specs.gpu(self.gpu)  # an unknown key raises ValueError listing the valid ones
 
         from .policy import check_policy
 

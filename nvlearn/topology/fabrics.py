@@ -1,6 +1,8 @@
 """Real fabrics, every figure read from the hardware catalogue (:mod:`nvlearn.specs`).
 
-* :func:`dgx_h100` — one DGX/HGX H100 box: 8 GPUs on 4 NVSwitch chips (planes).
+* :func:`dgx_h100` — one DGX/HGX H100 box: 8 GPUs on 4 NVSwitch chips (planes); with
+  ``gpu=`` the same board holding another NVLink 4 GPU (H200, the export H800 with 8 links,
+  the H20).
 * :func:`nvlink_pod` — the NVLink Switch System: up to 32 DGX H100 nodes, 256 GPUs, on a
   second level of 18 1U NVLink Switches.
 * :func:`ib_cluster` — DGX H100 nodes on a rail-optimised two-tier InfiniBand NDR fat tree.
@@ -51,18 +53,65 @@ def _nvlink_link_bw(system) -> float:
     return specs.nvlink(specs.gpu(system.gpu).nvlink_generation).link_bw_per_dir
 
 
-def _add_dgx_box(b: FabricBuilder, box: int, prefix: str,
-                 rails: int | None = None) -> tuple[list[int], list[int]]:
-    """One DGX H100 baseboard: GPUs and their bundled links to the NVSwitch planes.
+def _box_gpus() -> dict[str, tuple[int, ...]]:
+    """GPUs a DGX H100 baseboard can hold, each with its NVLinks to NVSwitch chip 0, 1 ...
 
+    A GPU fits when it speaks the NVLink generation of the board's NVSwitch chips and the
+    catalogue says how its links spread over the chips: the board's own split (5 / 4 / 4 / 5)
+    for a GPU with as many links as the board's own GPU, else a board variant's
+    (``specs.system("hgx_h800")``: 2 / 2 / 2 / 2, recorded as an assumption).
+    """
+    dgx = specs.system("dgx_h100")
+    generation = specs.nvswitch(dgx.nvswitch_generation).nvlink_generation
+    own = specs.gpu(dgx.gpu).nvlink_links
+    variants = {}
+    for key in specs.keys("systems"):
+        rec = specs.system(key)
+        if isinstance(rec, specs.BoardVariant) and rec.base == dgx.key:
+            variants[rec.gpu] = rec.links_per_gpu_per_switch
+    fits = {}
+    for key in specs.keys("gpus"):
+        g = specs.gpu(key)
+        if g.nvlink_generation != generation:
+            continue
+        if key in variants:
+            fits[key] = variants[key]
+        elif g.nvlink_links == own:
+            fits[key] = dgx.links_per_gpu_per_switch
+    return fits
+
+
+def _box_split(gpu: object, caller: str) -> tuple[int, ...]:
+    """NVLinks per NVSwitch chip of ``gpu`` on a DGX H100 board, or a ValueError."""
+    fits = _box_gpus()
+    if not isinstance(gpu, str) or gpu not in fits:
+        dgx = specs.system("dgx_h100")
+        generation = specs.nvswitch(dgx.nvswitch_generation).nvlink_generation
+        raise ValueError(
+            f"{caller}(gpu={gpu!r}): a DGX H100 board takes a GPU with NVLink {generation} (the "
+            f"links of its NVSwitch chips) whose links the catalogue knows how to split over "
+            f"its {dgx.nvswitch_chips} chips; valid keys: {', '.join(fits)}"
+        )
+    return fits[gpu]
+
+
+def _box_name(gpu: str) -> str:
+    """``"DGX H100"``, ``"DGX H800"`` ...: the box named after its GPU."""
+    return f"DGX {gpu.upper()}"
+
+
+def _add_dgx_box(b: FabricBuilder, box: int, prefix: str, gpu: str, links: tuple[int, ...],
+                 rails: int | None = None) -> tuple[list[int], list[int]]:
+    """One DGX H100 baseboard of ``gpu`` GPUs: GPUs and their bundled links to the planes.
+
+    ``links[p]``: NVLinks from every GPU to NVSwitch chip ``p`` (from :func:`_box_split`).
     With ``rails``, GPU ``i`` is labelled with network rail ``i % rails``."""
     dgx = specs.system("dgx_h100")
-    links = dgx.links_per_gpu_per_switch
     _require(len(links) == dgx.nvswitch_chips, "links_per_gpu_per_switch needs one entry per "
              "NVSwitch chip")
-    _require(sum(links) == specs.nvlink(specs.gpu(dgx.gpu).nvlink_generation).links_per_gpu,
-             "the GPU's NVLinks split over the planes must add up to its links per GPU")
-    link_bw = _nvlink_link_bw(dgx)
+    _require(sum(links) == specs.gpu(gpu).nvlink_links,
+             "the GPU's NVLinks split over the planes must add up to its nvlink_links")
+    link_bw = specs.nvlink(specs.gpu(gpu).nvlink_generation).link_bw_per_dir
     hop = specs.latency("nvlink_hop")
     down = hop + specs.latency("nvswitch_traversal")
     gpus = [b.gpu(f"{prefix}gpu{i}", box=box, plane=-1 if rails is None else i % rails)
@@ -76,32 +125,55 @@ def _add_dgx_box(b: FabricBuilder, box: int, prefix: str,
     return gpus, chips
 
 
-def dgx_h100() -> Topology:
+def dgx_h100(gpu: str = "h100") -> Topology:
     """One DGX H100 (HGX H100 8-GPU) box: 8 GPUs fully connected through 4 NVSwitch chips.
 
-    Each GPU's 18 NVLink4 links are split 5 / 4 / 4 / 5 over the four NVSwitch chips
+    The box is built from the GPU's NVLink generation (the rate of a link) and its link
+    count. An H100's 18 NVLink4 links are split 5 / 4 / 4 / 5 over the four NVSwitch chips
     (planes); each split is one bundled link of ``count x link_bw_per_dir`` per direction.
     Any GPU reaches any other in 2 links, over all four planes at once.
+
+    Parameters
+    ----------
+    gpu : str
+        Catalogue GPU key: ``"h100"`` (default), or another NVLink 4 GPU on the same board —
+        ``"h200"`` and ``"h20"`` (18 links, the H100's fabric), ``"h800"`` (the export part:
+        8 links, 200 GB/s per direction per GPU; NVIDIA does not publish how they spread
+        over the chips, and the catalogue's ``hgx_h800`` assumes 2 / 2 / 2 / 2).
 
     Returns
     -------
     Topology
-        8 GPUs, 4 NVSwitch nodes (tier 1, plane 0..3), 64 directed NVLink bundles.
+        8 GPUs, 4 NVSwitch nodes (tier 1, plane 0..3), 64 directed NVLink bundles; named
+        ``"DGX H100"``, ``"DGX H800"`` ... and ``topology.gpu == gpu``.
+
+    Raises
+    ------
+    ValueError
+        A GPU the board cannot hold (another NVLink generation, or an unknown key); the
+        message lists the valid keys.
 
     Examples
     --------
     >>> topo = dgx_h100()
     >>> topo.n_gpus, int(topo.link_count[topo.link_src == topo.gpus[0]].sum())
     (8, 18)
+    >>> h800 = dgx_h100("h800")
+    >>> h800.name, int(h800.link_count[h800.link_src == h800.gpus[0]].sum())
+    ('DGX H800', 8)
     """
+    links = _box_split(gpu, "dgx_h100")
     b = FabricBuilder()
-    _add_dgx_box(b, 0, "")
-    return b.build("DGX H100")
+    _add_dgx_box(b, 0, "", gpu, links)
+    return b.build(_box_name(gpu), gpu=gpu)
 
 
-def _pod_plan() -> tuple[list[int], list[int], int]:
+def _pod_plan(links: tuple[int, ...]) -> tuple[list[int], list[int], int]:
     """Second-level chips per plane, ports per (first-level chip, second-level chip) bundle,
     and the largest node count, derived from the catalogue with the port arithmetic checked.
+
+    ``links``: each GPU's NVLinks per first-level chip (their sum must meet the taper; the
+    caller checks that first, it depends on the GPU).
     """
     nss = specs.system("nvlink_switch_system")
     dgx = specs.system(nss.node)
@@ -115,10 +187,10 @@ def _pod_plan() -> tuple[list[int], list[int], int]:
     _require(box.ports == box.nvswitch_chips * chip_ports, "1U switch ports != chips x ports")
     _require(nss.nodes * sum(net) == nss.l2_switches * box.ports,
              "node uplink ports must fill the second-level switches exactly")
-    _require(sum(dgx.links_per_gpu_per_switch) * dgx.gpus == nss.taper * sum(net),
+    _require(sum(links) * dgx.gpus == nss.taper * sum(net),
              "GPU links per node / network ports per node must equal the taper")
     for p, ports in enumerate(net):
-        _require(dgx.links_per_gpu_per_switch[p] * dgx.gpus + ports
+        _require(links[p] * dgx.gpus + ports
                  <= specs.nvswitch(dgx.nvswitch_generation).ports,
                  f"plane {p} uses more ports than an NVSwitch chip has")
         _require(nss.nodes * ports % chip_ports == 0,
@@ -133,7 +205,25 @@ def _pod_plan() -> tuple[list[int], list[int], int]:
     return chips, bundle, chip_ports // bundle[0]
 
 
-def nvlink_pod(nodes: int = 32) -> Topology:
+def _pod_links(gpu: object) -> tuple[int, ...]:
+    """``gpu``'s NVLinks per first-level chip, if the pod's taper arithmetic holds for it."""
+    links = _box_split(gpu, "nvlink_pod")
+    nss = specs.system("nvlink_switch_system")
+    dgx = specs.system(nss.node)
+    ports = sum(dgx.network_ports_per_switch)
+    need = nss.taper * ports
+    if sum(links) * dgx.gpus != need:
+        fits = [k for k, split in _box_gpus().items() if sum(split) * dgx.gpus == need]
+        raise ValueError(
+            f"nvlink_pod(gpu={gpu!r}): the NVLink Switch System's port arithmetic needs "
+            f"{need / dgx.gpus:g} NVLinks per GPU (a {nss.taper:g}:1 taper of the {dgx.gpus} "
+            f"GPUs' links onto each node's {ports} network ports), but {gpu.upper()} GPUs have "
+            f"{sum(links)}; use one of: {', '.join(fits)}"
+        )
+    return links
+
+
+def nvlink_pod(nodes: int = 32, gpu: str = "h100") -> Topology:
     """The NVLink Switch System: ``nodes`` DGX H100 boxes on a second level of NVLink Switches.
 
     Inside each node, 8 GPUs sit on 4 first-level NVSwitch chips exactly as in
@@ -161,6 +251,10 @@ def nvlink_pod(nodes: int = 32) -> Topology:
     ----------
     nodes : int
         DGX H100 nodes, 1 .. 32 (64 ports per second-level chip / 2 ports per node).
+    gpu : str
+        Catalogue GPU of the nodes (default ``"h100"``). Only a GPU with the H100's link
+        count fits the port arithmetic (``"h200"``, ``"h20"``); an H800's 8 links raise
+        ValueError.
 
     Returns
     -------
@@ -174,7 +268,8 @@ def nvlink_pod(nodes: int = 32) -> Topology:
     >>> pod.n_gpus
     16
     """
-    chips, bundle, max_nodes = _pod_plan()
+    links = _pod_links(gpu)
+    chips, bundle, max_nodes = _pod_plan(links)
     whole = isinstance(nodes, (int, np.integer)) and not isinstance(nodes, bool)
     if not whole or not 1 <= nodes <= max_nodes:
         raise ValueError(
@@ -189,7 +284,7 @@ def nvlink_pod(nodes: int = 32) -> Topology:
     per_box = specs.system(nss.switch).nvswitch_chips
     up = specs.latency("nvlink_hop") + specs.latency("nvswitch_traversal")
     b = FabricBuilder()
-    firsts = [_add_dgx_box(b, n, f"n{n}.")[1] for n in range(nodes)]
+    firsts = [_add_dgx_box(b, n, f"n{n}.", gpu, links)[1] for n in range(nodes)]
     chip = 0
     for p, n_chips in enumerate(chips):
         for _ in range(n_chips):
@@ -199,7 +294,7 @@ def nvlink_pod(nodes: int = 32) -> Topology:
                 b.cable(first[p], l2, bw_per_dir=bundle[p] * link_bw, kind=LINK_NVLINK_NETWORK,
                         count=bundle[p], latency_ab=up)
             chip += 1
-    return b.build(f"NVLink Switch System ({nodes} x DGX H100)")
+    return b.build(f"NVLink Switch System ({nodes} x {_box_name(gpu)})", gpu=gpu)
 
 
 def _fat_tree_plan(nodes: int, rails: int, oversubscription: float, nics_per_node: int,
@@ -228,7 +323,7 @@ def _fat_tree_plan(nodes: int, rails: int, oversubscription: float, nics_per_nod
 
 
 def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
-               ib: str = "ndr") -> Topology:
+               ib: str = "ndr", gpu: str = "h100") -> Topology:
     """DGX H100 nodes on a rail-optimised, two-tier InfiniBand fat tree.
 
     Inside each node the GPUs talk over NVLink exactly as in :func:`dgx_h100`. Each GPU also
@@ -254,6 +349,9 @@ def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
     ib : str
         InfiniBand speed of the cables (catalogue key), default ``"ndr"``; leaves and spines
         are the catalogue's switch of that speed (Quantum-2, 64 ports, for NDR).
+    gpu : str
+        Catalogue GPU of the nodes, as in :func:`dgx_h100` (default ``"h100"``; ``"h800"``
+        gives the nodes their 8 NVLinks; the network side is unchanged).
 
     Returns
     -------
@@ -277,6 +375,7 @@ def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
     """
     nodes = check_count(nodes, "nodes", 1)
     rails = check_count(rails, "rails", 1)
+    links = _box_split(gpu, "ib_cluster")
     o = check_rate(oversubscription, "oversubscription")
     if o < 1:
         raise ValueError(f"oversubscription must be >= 1 (down ports / up ports; 1 is "
@@ -296,7 +395,7 @@ def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
                for j in range(leaves_per_rail)] for r in range(rails)]
     per_leaf = members[0]
     for n in range(nodes):
-        gpus, _ = _add_dgx_box(b, n, f"n{n}.", rails)
+        gpus, _ = _add_dgx_box(b, n, f"n{n}.", gpu, links, rails)
         for i, g in enumerate(gpus):
             rail = i % rails
             sw = b.node(NODE_PCIE_SWITCH, f"n{n}.pcie{i}", box=n, tier=1, plane=rail)
@@ -314,7 +413,8 @@ def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
                 for k in range(uplinks[j]):
                     b.cable(leaf, spines[k], bw_per_dir=fabric.port_bw_per_dir, kind=LINK_IB,
                             latency_ab=t_ib)
-    return b.build(f"IB cluster ({nodes} x DGX H100, {rails} rails, {o:g}:1)")
+    return b.build(f"IB cluster ({nodes} x {_box_name(gpu)}, {rails} rails, {o:g}:1)",
+                   gpu=gpu)
 
 
 def pcie_box(gpus: int = 8, gpus_per_switch: int = 2, pcie_gen: int = 5) -> Topology:

@@ -219,7 +219,7 @@ def _physical_nvlinks(topology, link_ids) -> int:
 
 
 def fabric_from_topology(topology, n_ranks: int | None = None, *,
-                         ranks_per_node: int | None = None, gpu: str = "h100",
+                         ranks_per_node: int | None = None, gpu: str | None = None,
                          cpu: str = "intel", model: specs.NCCLModel | None = None) -> Fabric:
     """Read NCCL's view of a fabric off a Topology: link types and bandwidths per GPU / node.
 
@@ -232,8 +232,8 @@ def fabric_from_topology(topology, n_ranks: int | None = None, *,
     ranks_per_node : int, optional
         Default: the GPUs of one box, or — when boxes are joined by NVLink network (the
         pod) — the whole NVLink domain, as NCCL fuses a multi-node NVLink clique.
-    gpu : str
-        Catalogue GPU (the topology does not say which); sets the architecture.
+    gpu : str, optional
+        Catalogue GPU; sets the architecture. Default: the topology's own (``topology.gpu``).
     cpu : {"intel", "amd"}
         NCCL picks its multi-node LL cap by CPU vendor.
     model : NCCLModel, optional
@@ -248,7 +248,10 @@ def fabric_from_topology(topology, n_ranks: int | None = None, *,
     >>> g = fabric_from_topology(ib_cluster(nodes=4))
     >>> g.inter_link, g.n_nodes, round(g.bw_inter / 1e9)
     ('net', 4, 400)
+    >>> round(fabric_from_topology(dgx_h100("h800")).bw_intra / 1e9, 1)    # 8 NVLinks
+    164.8
     """
+    gpu = topology.gpu if gpu is None else gpu
     m = model or specs.nccl()
     g = specs.gpu(gpu)
     arch = g.architecture.lower()
