@@ -28,6 +28,7 @@ _SUBMODULES = (
     "sim",
     "numerics",
     "tuner",
+    "measurements",
     # one module (or package) per notebook topic
     "ladder",
     "audit",
@@ -52,6 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
         dataplane,
         fabric_math,
         ladder,
+        measurements,
         memory_semantics,
         moe,
         numerics,
