@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nvlearn.moe import alltoall_rows, dispatch_rows, dispatch_tokens, moe_round_trip, route
+from nvlearn.moe import (
+    Routing,
+    alltoall_rows,
+    dispatch_rows,
+    dispatch_tokens,
+    gate,
+    gpu_dedup_rows,
+    moe_round_trip,
+    route,
+    stage_rows,
+)
 
 G, T, H = 16, 32, 6
 
@@ -37,6 +47,9 @@ CASES = [
     ("flat", 1.0, None),
     ("dedup", None, 1),
     ("dedup", 0.75, 2),
+    ("gpu_dedup", None, None),
+    ("gpu_dedup", 0.75, None),
+    ("gpu_dedup", None, 1),
 ]
 
 
@@ -46,9 +59,11 @@ def test_every_kept_token_reaches_its_expert(mode, cf, m):
     x = tagged_tokens()
     batches = dispatch_tokens(r, x, mode)
     rows = dispatch_rows(r)
+    moved = stage_rows(r, mode)["dispatch"][-1]  # the rows the last timed all-to-all moves
     seen = set()
     for d, b in enumerate(batches):
-        assert b.rows.shape[0] == rows[:, d].sum()  # what is timed is what moved
+        assert b.rows.shape[0] == rows[:, d].sum()  # one row per kept (token, expert)
+        assert b.n_received == moved[:, d].sum()  # what is timed is what moved
         assert np.all(b.expert // r.experts_per_gpu == d)  # on its expert's GPU
         # the numbers that arrived are the token's own (its tag, and all of its row)
         assert np.array_equal(b.rows[:, 0], b.src_gpu) and np.array_equal(b.rows[:, 1], b.token)
@@ -78,6 +93,37 @@ def test_dedup_and_flat_agree():
     assert np.allclose(y_flat, y_dedup, rtol=1e-12)
 
 
+def test_gpu_dedup_and_flat_agree():
+    r = route(G, T, 32, 4, skew=0.3, seed=7)
+    x = tagged_tokens(2)
+    y_flat, _ = moe_round_trip(r, x, expert_fn, "flat")
+    y_gpu, _ = moe_round_trip(r, x, expert_fn, "gpu_dedup")
+    assert np.allclose(y_flat, y_gpu, rtol=1e-12, atol=1e-12)
+
+
+def experts_on_one_gpu(p: int, tokens: int, k: int, experts_per_gpu: int) -> Routing:
+    """Token t of every GPU picks k experts, all on GPU t mod p (crafted one-hot scores)."""
+    scores = np.zeros((p, tokens, p * experts_per_gpu), dtype=np.float32)
+    for t in range(tokens):
+        first = (t % p) * experts_per_gpu
+        scores[:, t, first:first + k] = 10.0 - np.arange(k)
+    return gate(scores, k, gpus_per_node=p)
+
+
+def test_gpu_dedup_sends_each_token_once_per_gpu_through_the_data_plane():
+    k = 3
+    r = experts_on_one_gpu(8, 24, k, 4)
+    x = np.random.default_rng(5).normal(size=(8, 24, 5))
+    batches = dispatch_tokens(r, x, "gpu_dedup")
+    for d, b in enumerate(batches):
+        assert b.rows.shape[0] == k * b.n_received  # each arrived row feeds k experts
+        assert b.n_received == gpu_dedup_rows(r)[:, d].sum() == 8 * 24 // 8
+        assert np.array_equal(b.rows, x[b.src_gpu, b.token])
+        assert np.all(b.expert // r.experts_per_gpu == d)
+    y, _ = moe_round_trip(r, x, expert_fn, "gpu_dedup")
+    assert np.allclose(y, reference(r, x), rtol=1e-12, atol=1e-12)
+
+
 def test_alltoall_rows_moves_blocks():
     rows = np.array([[0, 2, 1], [1, 0, 0], [0, 0, 1]])
     send = [np.array([[1.0], [2.0], [3.0]]), np.array([[4.0]]), np.array([[5.0]])]
@@ -89,7 +135,7 @@ def test_bad_input():
     r = route(G, T, 32, 2)
     with pytest.raises(ValueError, match="x must have shape"):
         dispatch_tokens(r, np.zeros((G, T)))
-    with pytest.raises(ValueError, match="'flat' or 'dedup'"):
+    with pytest.raises(ValueError, match="'flat', 'dedup' or 'gpu_dedup'"):
         dispatch_tokens(r, tagged_tokens(), mode="padded")
     with pytest.raises(ValueError, match="one row per input row"):
         moe_round_trip(r, tagged_tokens(), lambda e, rows: rows[:1])

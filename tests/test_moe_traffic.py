@@ -10,6 +10,7 @@ from nvlearn.moe import (
     dedup_rows,
     dispatch_rows,
     gate,
+    gpu_dedup_rows,
     padded_rows,
     ragged_alltoall,
     relay_gpu,
@@ -77,7 +78,7 @@ def test_uniform_routing_matches_the_alltoall_formula(p, epg, k):
     r = uniform_routing(p, epg, tokens, k, gpn=p)
     rows = dispatch_rows(r)
     assert np.all(rows == tokens * k // p)  # truly uniform
-    res = simulate_moe(single_switch(p, B, LAT), r, hidden)
+    res = simulate_moe(single_switch(p, B, LAT), r, hidden, model="wire")
     n = tokens * k * hidden * b  # a GPU's whole send buffer, own block included
     expect = alltoall_time_formula(p, n, B, 2 * LAT)
     assert res.dispatch_time == pytest.approx(expect, rel=1e-9)
@@ -86,7 +87,7 @@ def test_uniform_routing_matches_the_alltoall_formula(p, epg, k):
 
 def test_hottest_gpu_sets_the_time():
     r = route(8, 512, 16, 2, skew=1.5, seed=0)
-    res = simulate_moe(single_switch(8, B, LAT), r, 1024)
+    res = simulate_moe(single_switch(8, B, LAT), r, 1024, model="wire")
     rows = dispatch_rows(r)
     off = rows - np.diag(np.diag(rows))
     hot_recv = off.sum(axis=0).max() * 2048
@@ -180,5 +181,84 @@ def test_inter_node_bytes_flat_counts_only_cross_node_pairs():
     res = simulate_moe(nvlink_pod(2), r, 128)
     m = traffic_matrix(r, 128)
     assert res.inter_node_bytes == pytest.approx(m[:8, 8:].sum() + m[8:, :8].sum())
-    single = simulate(nvlink_pod(2), ragged_alltoall(m))
+    single = simulate(nvlink_pod(2), ragged_alltoall(m))  # simulate's default, as simulate_moe
     assert res.dispatch_time == pytest.approx(single.time, rel=1e-12)
+
+
+# --- per-GPU de-duplication ----------------------------------------------------------------
+
+
+def experts_on_one_gpu(p: int, tokens: int, k: int, experts_per_gpu: int, gpn: int = 8):
+    """Token t of every GPU picks k experts, all on GPU t mod p (crafted one-hot scores)."""
+    scores = np.zeros((p, tokens, p * experts_per_gpu), dtype=np.float32)
+    for t in range(tokens):
+        first = (t % p) * experts_per_gpu
+        scores[:, t, first:first + k] = 10.0 - np.arange(k)
+    return gate(scores, k, gpus_per_node=gpn)
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_gpu_dedup_bytes_fall_by_exactly_k_when_a_tokens_experts_share_a_gpu(k):
+    r = experts_on_one_gpu(8, 64, k, 4)
+    assert np.all(r.dest_gpu == r.dest_gpu[:, :, :1])  # every token: k experts, one GPU
+    flat = traffic_matrix(r, 1024, mode="flat")
+    dedup = traffic_matrix(r, 1024, mode="gpu_dedup")
+    assert np.array_equal(flat, k * dedup)
+    topo = dgx_h100()
+    a = simulate_moe(topo, r, 1024, mode="flat")
+    b = simulate_moe(topo, r, 1024, mode="gpu_dedup")
+    for phase in ("dispatch", "combine", "both"):
+        ta, tb = a.gpu_traffic(phase), b.gpu_traffic(phase)
+        assert np.allclose(ta.sent, k * tb.sent, rtol=1e-12)
+        assert np.allclose(ta.received, k * tb.received, rtol=1e-12)
+    assert b.inter_node_bytes * k == pytest.approx(a.inter_node_bytes, rel=1e-12)
+    assert b.time < a.time
+
+
+def test_gpu_dedup_rows_match_brute_force():
+    r = route(16, 40, 64, 6, skew=0.7, capacity_factor=1.0, seed=4)
+    expect = np.zeros((16, 16), dtype=int)
+    for s in range(16):
+        for t in range(40):
+            gpus = {int(r.dest_gpu[s, t, j]) for j in range(6) if r.kept[s, t, j]}
+            for d in gpus:
+                expect[s, d] += 1
+    rows = gpu_dedup_rows(r)
+    assert np.array_equal(rows, expect)
+    flat = dispatch_rows(r)
+    assert np.all(rows <= flat) and rows.sum() < flat.sum()  # 4 experts per GPU: repeats
+    assert np.all((rows > 0) == (flat > 0))  # the same GPU pairs talk
+    st = stage_rows(r, "gpu_dedup")
+    assert len(st["dispatch"]) == 1 and np.array_equal(st["dispatch"][0], rows)
+    assert np.array_equal(st["combine"][0], rows.T)  # one reduced row per (token, GPU) back
+    assert np.array_equal(traffic_matrix(r, 64, 1, mode="gpu_dedup"), rows * 64.0)
+
+
+def test_gpu_dedup_equals_flat_when_no_gpu_repeats():
+    r = route(8, 64, 8, 2, seed=0)  # one expert per GPU: k experts = k different GPUs
+    assert np.array_equal(gpu_dedup_rows(r), dispatch_rows(r))
+
+
+def test_per_gpu_bytes_and_rates_both_ways():
+    r = route(8, 256, 32, 4, skew=1.0, seed=2)
+    hidden, db, cb = 512, 1.0, 2.0  # DeepEP: fp8 dispatch, bf16 combine
+    res = simulate_moe(single_switch(8, B, LAT), r, hidden, mode="gpu_dedup",
+                       dispatch_bytes=db, combine_bytes=cb, model="wire")
+    rows = gpu_dedup_rows(r)
+    off = rows - np.diag(np.diag(rows))  # the own block stays on the GPU
+    d, c = res.gpu_traffic("dispatch"), res.gpu_traffic("combine")
+    assert np.allclose(d.sent, off.sum(axis=1) * hidden * db, rtol=1e-12)
+    assert np.allclose(d.received, off.sum(axis=0) * hidden * db, rtol=1e-12)
+    assert np.allclose(c.sent, off.sum(axis=0) * hidden * cb, rtol=1e-12)  # the way back
+    assert np.allclose(c.received, off.sum(axis=1) * hidden * cb, rtol=1e-12)
+    assert np.array_equal(res.send_bytes, d.sent) and np.array_equal(res.recv_bytes, d.received)
+    assert d.time == res.dispatch_time and c.time == res.combine_time
+    assert np.allclose(d.send_bw_per_dir, d.sent / res.dispatch_time, rtol=1e-12)
+    assert np.allclose(c.recv_bw_per_dir, c.received / res.combine_time, rtol=1e-12)
+    for t in (d, c):  # a GPU never sends or receives faster than its link, per direction
+        assert t.send_bw_per_dir.max() <= B * (1 + 1e-9)
+        assert t.recv_bw_per_dir.max() <= B * (1 + 1e-9)
+    both = res.gpu_traffic("both")
+    assert np.allclose(both.sent, d.sent + c.sent) and both.time == res.time
+    with pytest.raises(ValueError, match="phase must be one of"):
+        res.gpu_traffic("forward")

@@ -3,8 +3,9 @@
 * :mod:`~nvlearn.moe.router` — top-k gating with a Zipf skew, expert capacity, drops,
   expert placement, node-limited routing (:func:`route`, :func:`gate`, :class:`Routing`).
 * :mod:`~nvlearn.moe.traffic` — dispatch / combine traffic matrices (bytes per GPU pair),
-  ragged all-to-all Schedules, de-duplicated two-stage traffic, and simulated times
-  (:func:`traffic_matrix`, :func:`simulate_moe`).
+  ragged all-to-all Schedules, de-duplicated traffic (per node in two stages, or per GPU),
+  and simulated times with per-GPU bytes and rates each way (:func:`traffic_matrix`,
+  :func:`simulate_moe`).
 * :mod:`~nvlearn.moe.tokens` — token rows moved through :mod:`nvlearn.dataplane` to their
   experts and back (:func:`moe_round_trip`).
 
@@ -28,11 +29,13 @@ from .router import (
 from .tokens import ExpertBatch, alltoall_rows, dispatch_tokens, moe_round_trip
 from .traffic import (
     MODES,
+    GPUTraffic,
     MoEComm,
     alltoall_time_formula,
     dedup_rows,
     dispatch_rows,
     gpu_boxes,
+    gpu_dedup_rows,
     padded_rows,
     ragged_alltoall,
     relay_gpu,
@@ -44,6 +47,7 @@ from .traffic import (
 __all__ = [
     "MODES",
     "ExpertBatch",
+    "GPUTraffic",
     "MoEComm",
     "Routing",
     "alltoall_rows",
@@ -57,6 +61,7 @@ __all__ = [
     "gate",
     "gate_scores",
     "gpu_boxes",
+    "gpu_dedup_rows",
     "moe_round_trip",
     "padded_rows",
     "place_experts",

@@ -9,10 +9,14 @@ Which row is which is bookkeeping both sides can do (real dispatchers send token
 alongside, as DeepEP does): a sender orders its rows by destination, then by (source GPU,
 token, choice); a receiver reads blocks in source order. The *numbers* travel only through
 the data plane, and, in the two-stage (``"dedup"``) path, the relay forwards the row it
-received, not a copy of the original.
+received, not a copy of the original. In the per-GPU de-duplicated path (``"gpu_dedup"``) a
+token crosses once to each GPU that hosts any of its experts, and that GPU copies the row it
+received to each of its chosen experts there.
 
 :func:`moe_round_trip` runs a whole MoE layer: dispatch, experts, combine (weighted sum of
 the k expert outputs, dropped assignments contributing nothing — the residual carries them).
+With ``"gpu_dedup"`` each GPU weights and sums its own experts' outputs for a token and
+sends that one row back.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ import numpy as np
 from nvlearn.dataplane import run
 from nvlearn.moe.router import Routing
 from nvlearn.moe.traffic import MODES, ragged_alltoall, relay_gpu, stage_rows
+
+#: Modes the data plane runs (a padded buffer carries the same tokens as "flat").
+DATA_PLANE_MODES = ("flat", "dedup", "gpu_dedup")
 
 
 def alltoall_rows(rows, send: list[np.ndarray], bytes_per_elem: float = 2.0
@@ -101,8 +108,13 @@ class ExpertBatch:
     Attributes
     ----------
     rows : ndarray, shape (n, hidden)
+        One row per kept (token, expert) assignment on this GPU.
     src_gpu, token, slot, expert : ndarray of int, shape (n,)
         Origin (GPU, token index), which of the token's k choices, and the expert.
+    n_received : int
+        Rows that reached this GPU through the last dispatch all-to-all (its own block
+        included). Equal to ``n`` except with ``"gpu_dedup"``, where one received row per
+        token is copied to each of the token's experts on the GPU.
     """
 
     rows: np.ndarray
@@ -110,6 +122,7 @@ class ExpertBatch:
     token: np.ndarray
     slot: np.ndarray
     expert: np.ndarray
+    n_received: int
 
 
 def _assignments(routing: Routing) -> dict[str, np.ndarray]:
@@ -133,9 +146,10 @@ def _check(routing: Routing, x: np.ndarray, mode: str) -> np.ndarray:
     if x.ndim != 3 or x.shape[:2] != (routing.n_gpus, routing.tokens_per_gpu):
         raise ValueError(f"x must have shape ({routing.n_gpus}, {routing.tokens_per_gpu}, "
                          f"hidden), got {x.shape}")
-    if mode not in ("flat", "dedup"):
-        raise ValueError(f"the data plane runs mode 'flat' or 'dedup', got {mode!r} "
-                         f"(of {MODES}; a padded buffer carries the same tokens as 'flat')")
+    if mode not in DATA_PLANE_MODES:
+        raise ValueError(f"the data plane runs mode 'flat', 'dedup' or 'gpu_dedup', got "
+                         f"{mode!r} (of {MODES}; a padded buffer carries the same tokens as "
+                         "'flat')")
     return x
 
 
@@ -153,8 +167,9 @@ def dispatch_tokens(routing: Routing, x, mode: str = "flat") -> list[ExpertBatch
     routing : Routing
     x : array_like, shape (n_gpus, tokens_per_gpu, hidden)
         Token vectors, by GPU.
-    mode : {"flat", "dedup"}
-        One all-to-all, or de-duplicated inter-node stage + intra-node fan-out.
+    mode : {"flat", "dedup", "gpu_dedup"}
+        One all-to-all, de-duplicated inter-node stage + intra-node fan-out, or one
+        all-to-all with one row per (token, destination GPU).
 
     Returns
     -------
@@ -176,6 +191,8 @@ def _dispatch(routing: Routing, x: np.ndarray, mode: str):
     """Dispatch; also returns the bookkeeping combine needs."""
     p, a = routing.n_gpus, _assignments(routing)
     stages = stage_rows(routing, mode)["dispatch"]
+    if mode == "gpu_dedup":
+        return _dispatch_per_gpu(routing, x, a, stages[0])
     if mode == "flat":
         o = _order(a["src"], a["dest"], a["token"], a["slot"])
         send = _split(a["src"][o], x[a["src"][o], a["token"][o]], p)
@@ -207,6 +224,54 @@ def _dispatch(routing: Routing, x: np.ndarray, mode: str):
     return _batches(recv2, a, o, hop, p), book
 
 
+def _dispatch_per_gpu(routing: Routing, x: np.ndarray, a: dict[str, np.ndarray],
+                      rows: np.ndarray):
+    """Per-GPU de-duplicated dispatch: one row per (token, destination GPU) crosses.
+
+    Returns the batches (each received row copied to the token's experts on the GPU) and
+    the bookkeeping combine needs.
+    """
+    p, t = routing.n_gpus, routing.tokens_per_gpu
+    # the distinct (source, destination, token) rows, sorted: every source's send order
+    u_src, u_dest, u_tok = np.unique(np.stack([a["src"], a["dest"], a["token"]]), axis=1)
+    recv = alltoall_rows(rows, _split(u_src, x[u_src, u_tok], p))
+    # GPU d holds its blocks in source order: the same rows sorted by (dest, source, token)
+    held_key = np.sort((u_dest * p + u_src) * t + u_tok)
+    held = np.concatenate(recv)
+    start = np.concatenate([[0], np.cumsum([r.shape[0] for r in recv])])
+    # every kept assignment, on its expert's GPU in (source, token, slot) order, takes the
+    # row that arrived for its (source, token)
+    o = np.lexsort((a["slot"], a["token"], a["src"], a["dest"]))
+    row = np.searchsorted(held_key, (a["dest"][o] * p + a["src"][o]) * t + a["token"][o])
+    cut = np.searchsorted(a["dest"][o], np.arange(p + 1))
+    batches, local = [], []
+    for d in range(p):
+        j, r = o[cut[d]:cut[d + 1]], row[cut[d]:cut[d + 1]]
+        batches.append(ExpertBatch(rows=held[r], src_gpu=a["src"][j], token=a["token"][j],
+                                   slot=a["slot"][j], expert=a["expert"][j],
+                                   n_received=int(recv[d].shape[0])))
+        local.append(r - start[d])  # which received row of GPU d each expert row copies
+    return batches, {"local": local, "sent": (u_src, u_tok)}
+
+
+def _combine_per_gpu(routing: Routing, x: np.ndarray, batches: list[ExpertBatch],
+                     outs: list[np.ndarray], book: dict) -> np.ndarray:
+    """Each GPU sums its weighted expert outputs per token and returns one row per token."""
+    p = routing.n_gpus
+    w = routing.weight.astype(np.float64)
+    reduced = []
+    for b, y_rows, local in zip(batches, outs, book["local"], strict=True):
+        acc = np.zeros((b.n_received, x.shape[2]))  # in received order = combine send order
+        np.add.at(acc, local, y_rows * w[b.src_gpu, b.token, b.slot][:, None])
+        reduced.append(acc)
+    back = alltoall_rows(stage_rows(routing, "gpu_dedup")["combine"][0], reduced)
+    u_src, u_tok = book["sent"]
+    y = np.zeros_like(x)
+    for s in range(p):  # back[s]: by destination GPU, then token — s's dispatch send order
+        np.add.at(y, (s, u_tok[u_src == s]), back[s])
+    return y
+
+
 def _batches(recv, a, o, hop, p) -> list[ExpertBatch]:
     """Label received rows: GPU d reads blocks by sender (hop), each in the sender's order."""
     d_sorted = np.lexsort((np.arange(o.size), hop[o], a["dest"][o]))  # stable by (dest, hop)
@@ -216,7 +281,8 @@ def _batches(recv, a, o, hop, p) -> list[ExpertBatch]:
     for d in range(p):
         j = idx[cut[d]:cut[d + 1]]
         out.append(ExpertBatch(rows=recv[d], src_gpu=a["src"][j], token=a["token"][j],
-                               slot=a["slot"][j], expert=a["expert"][j]))
+                               slot=a["slot"][j], expert=a["expert"][j],
+                               n_received=int(recv[d].shape[0])))
     return out
 
 
@@ -231,7 +297,7 @@ def moe_round_trip(routing: Routing, x,
     x : array_like, shape (n_gpus, tokens_per_gpu, hidden)
     expert_fn : callable
         ``expert_fn(expert_ids, rows) -> rows``: every expert's computation on its rows.
-    mode : {"flat", "dedup"}
+    mode : {"flat", "dedup", "gpu_dedup"}
 
     Returns
     -------
@@ -253,12 +319,14 @@ def moe_round_trip(routing: Routing, x,
     x = _check(routing, x, mode)
     p = routing.n_gpus
     batches, book = _dispatch(routing, x, mode)
-    a = _assignments(routing)
-    w_all = routing.weight.astype(np.float64)
     outs = [np.asarray(expert_fn(b.expert, b.rows), dtype=np.float64) for b in batches]
     for b, y_rows in zip(batches, outs, strict=True):
         if y_rows.shape != b.rows.shape:
             raise ValueError("expert_fn must return one row per input row, of the same width")
+    if mode == "gpu_dedup":
+        return _combine_per_gpu(routing, x, batches, outs, book), batches
+    a = _assignments(routing)
+    w_all = routing.weight.astype(np.float64)
     y = np.zeros_like(x)
     o, hop = book["order"], book["hop"]
     partial = {}

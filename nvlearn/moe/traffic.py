@@ -7,7 +7,7 @@ A routed batch (:class:`~nvlearn.moe.router.Routing`) becomes two all-to-alls pe
   from the token's GPU to the expert's GPU: ``bytes[s, d] = rows[s, d] x hidden x bytes``;
 * **combine** — the expert outputs come back the same way: the transpose.
 
-Three ways to carry it (``mode`` in :func:`simulate_moe`):
+Four ways to carry it (``mode`` in :func:`simulate_moe`):
 
 * ``"flat"`` — one direct ragged all-to-all, one row per (token, expert) (Megatron's and
   DeepSpeed's all-to-all dispatchers). The diagonal (experts on the token's own GPU) stays
@@ -20,6 +20,13 @@ Three ways to carry it (``mode`` in :func:`simulate_moe`):
   local index (same rail); stage 2 fans the rows out inside each node over NVLink, one per
   (token, expert). Combine runs the stages backwards (the relay sums a token's expert
   outputs before sending one row back).
+* ``"gpu_dedup"`` — per-GPU de-duplication, as expert-parallel libraries send it (DeepEP's
+  dispatch, Megatron's token dispatcher): a token whose k experts include several on one
+  GPU goes to that GPU *once*, and the GPU copies the row to each of its chosen local
+  experts; combine returns one row per (token, GPU), the weighted sum of that GPU's expert
+  outputs for the token, already reduced there. One all-to-all each way; with experts
+  spread over many GPUs it equals ``"flat"``, with a token's experts on few GPUs it sends
+  up to k times fewer rows.
 
 Modelling choices: the stages of ``"dedup"`` run one after the other (stage 2 starts when
 stage 1 has finished everywhere); DeepEP overlaps them, so the real time lies between the
@@ -30,6 +37,7 @@ GPU are not timed — only the fabric.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,7 +47,7 @@ from nvlearn.schedule import Schedule
 from nvlearn.sim import HotLink, SimResult, simulate
 from nvlearn.topology import LINK_KIND_KEYS
 
-MODES = ("flat", "padded", "dedup")
+MODES = ("flat", "padded", "dedup", "gpu_dedup")
 
 
 def _check_bytes(hidden, bytes_per_elem) -> tuple[int, float]:
@@ -69,6 +77,29 @@ def dispatch_rows(routing: Routing) -> np.ndarray:
     src = np.broadcast_to(np.arange(g)[:, None, None], routing.expert.shape)
     key = (src * g + routing.dest_gpu)[routing.kept]
     return np.bincount(key, minlength=g * g).reshape(g, g).astype(np.int64)
+
+
+def gpu_dedup_rows(routing: Routing) -> np.ndarray:
+    """Rows of a per-GPU de-duplicated dispatch, shape (n_gpus, n_gpus), int64.
+
+    ``rows[s, d]``: tokens of GPU s with at least one kept expert on GPU d — one row per
+    (token, destination GPU), however many of the token's experts GPU d hosts. The diagonal
+    stays on the GPU. Combine rows are the transpose (one reduced row per (token, GPU)).
+
+    Examples
+    --------
+    >>> from nvlearn.moe import gate
+    >>> s = np.array([[[4.0, 3.0, 2.0, 1.0]]])     # GPU 0's token picks experts 0 and 1
+    >>> r = gate(np.concatenate([s, s]), 2, gpus_per_node=1)    # 2 experts per GPU
+    >>> dispatch_rows(r).tolist(), gpu_dedup_rows(r).tolist()
+    ([[2, 0], [2, 0]], [[1, 0], [1, 0]])
+    """
+    g, t = routing.n_gpus, routing.tokens_per_gpu
+    src = np.broadcast_to(np.arange(g)[:, None, None], routing.expert.shape)
+    tok = np.broadcast_to(np.arange(t)[None, :, None], routing.expert.shape)
+    token_dest = np.unique(((src * t + tok) * g + routing.dest_gpu)[routing.kept])
+    pair = token_dest // (t * g) * g + token_dest % g  # (source GPU, destination GPU)
+    return np.bincount(pair, minlength=g * g).reshape(g, g).astype(np.int64)
 
 
 def padded_rows(routing: Routing) -> np.ndarray:
@@ -162,7 +193,7 @@ def traffic_matrix(routing: Routing, hidden: int, bytes_per_elem: float = 2.0, *
         Elements per token row (the model's hidden size).
     bytes_per_elem : float
         2 for bf16, 1 for fp8.
-    mode : {"flat", "padded", "dedup"}
+    mode : {"flat", "padded", "dedup", "gpu_dedup"}
         For ``"dedup"``: the bytes each GPU sends each GPU over both stages together.
 
     Returns
@@ -185,6 +216,8 @@ def traffic_matrix(routing: Routing, hidden: int, bytes_per_elem: float = 2.0, *
     elif mode == "dedup":
         s1, s2 = dedup_rows(routing)
         rows = s1 + s2
+    elif mode == "gpu_dedup":
+        rows = gpu_dedup_rows(routing)
     else:
         raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
     return rows * float(hidden * b)
@@ -217,9 +250,9 @@ def ragged_alltoall(block_bytes) -> Schedule:
 def stage_rows(routing: Routing, mode: str = "flat") -> dict[str, list[np.ndarray]]:
     """Row matrices of every all-to-all stage, in execution order, per phase.
 
-    Returns ``{"dispatch": [rows, ...], "combine": [rows, ...]}``: one stage for ``"flat"``
-    and ``"padded"``, two for ``"dedup"`` (combine runs the dispatch stages backwards,
-    transposed).
+    Returns ``{"dispatch": [rows, ...], "combine": [rows, ...]}``: one stage for ``"flat"``,
+    ``"padded"`` and ``"gpu_dedup"``, two for ``"dedup"`` (combine runs the dispatch stages
+    backwards, transposed).
 
     Examples
     --------
@@ -233,9 +266,35 @@ def stage_rows(routing: Routing, mode: str = "flat") -> dict[str, list[np.ndarra
         stages = [padded_rows(routing)]
     elif mode == "dedup":
         stages = list(dedup_rows(routing))
+    elif mode == "gpu_dedup":
+        stages = [gpu_dedup_rows(routing)]
     else:
         raise ValueError(f"unknown mode {mode!r}; use one of {MODES}")
     return {"dispatch": stages, "combine": [m.T for m in reversed(stages)]}
+
+
+class GPUTraffic(NamedTuple):
+    """What each GPU sent and received over the fabric in a phase, and in how long.
+
+    ``sent`` and ``received`` are bytes per GPU, shape (n_gpus,), over all the phase's
+    stages (a GPU's own block stays local and is not counted); ``time`` is the phase's
+    seconds. A GPU link is full duplex, so sending and receiving are separate directions:
+    compare each rate with the link's bandwidth per direction.
+    """
+
+    sent: np.ndarray
+    received: np.ndarray
+    time: float
+
+    @property
+    def send_bw_per_dir(self) -> np.ndarray:
+        """Average rate each GPU sends at over the phase, bytes/s (outbound direction)."""
+        return self.sent / self.time if self.time > 0 else np.zeros_like(self.sent)
+
+    @property
+    def recv_bw_per_dir(self) -> np.ndarray:
+        """Average rate each GPU receives at over the phase, bytes/s (inbound direction)."""
+        return self.received / self.time if self.time > 0 else np.zeros_like(self.received)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -245,7 +304,7 @@ class MoEComm:
     Attributes
     ----------
     mode : str
-        "flat", "padded" or "dedup".
+        "flat", "padded", "dedup" or "gpu_dedup".
     dispatch, combine : tuple of SimResult
         One per stage that moves bytes, in execution order (stages run back to back).
     dispatch_bytes : ndarray, shape (n_gpus, n_gpus)
@@ -281,11 +340,46 @@ class MoEComm:
     @property
     def recv_bytes(self) -> np.ndarray:
         """Bytes each GPU receives over the fabric in dispatch (all stages), shape (n_gpus,)."""
+        return self.gpu_traffic("dispatch").received
+
+    @property
+    def send_bytes(self) -> np.ndarray:
+        """Bytes each GPU sends over the fabric in dispatch (all stages), shape (n_gpus,)."""
+        return self.gpu_traffic("dispatch").sent
+
+    def gpu_traffic(self, phase: str = "dispatch") -> GPUTraffic:
+        """Bytes each GPU sent and received over the fabric, and the per-direction rates.
+
+        Parameters
+        ----------
+        phase : {"dispatch", "combine", "both"}
+            ``"both"``: the layer's two phases together, over :attr:`time`.
+
+        Returns
+        -------
+        GPUTraffic
+            ``sent``, ``received`` (bytes per GPU), ``time`` (s), ``send_bw_per_dir`` and
+            ``recv_bw_per_dir`` (bytes/s per GPU, each one direction of its links).
+
+        Examples
+        --------
+        >>> from nvlearn.moe import route
+        >>> from nvlearn.topology import dgx_h100
+        >>> res = simulate_moe(dgx_h100(), route(8, 256, 16, 2, seed=0), 1024)
+        >>> t = res.gpu_traffic("combine")
+        >>> bool(np.all(t.recv_bw_per_dir <= 450e9))     # never above 18 x 25 GB/s
+        True
+        """
+        runs = {"dispatch": self.dispatch, "combine": self.combine,
+                "both": self.dispatch + self.combine}
+        if phase not in runs:
+            raise ValueError(f"phase must be one of {tuple(runs)}, got {phase!r}")
         g = self.routing.n_gpus
-        out = np.zeros(g)
-        for r in self.dispatch:
-            out += r.rank_bytes_received[:g]
-        return out
+        sent, received = np.zeros(g), np.zeros(g)
+        for r in runs[phase]:
+            sent += r.rank_bytes_sent[:g]
+            received += r.rank_bytes_received[:g]
+        return GPUTraffic(sent, received, float(sum(r.time for r in runs[phase])))
 
     def slowest_stage(self) -> tuple[str, SimResult] | None:
         """``(phase, result)`` of the longest stage ("dispatch" or "combine"); None if idle."""
@@ -335,7 +429,8 @@ def gpu_boxes(topology) -> np.ndarray:
 
 
 def simulate_moe(topology, routing: Routing, hidden: int, *, mode: str = "flat",
-                 dispatch_bytes: float = 2.0, combine_bytes: float = 2.0) -> MoEComm:
+                 dispatch_bytes: float = 2.0, combine_bytes: float = 2.0,
+                 model: str | None = None) -> MoEComm:
     """Simulate one MoE layer's dispatch and combine all-to-alls on ``topology``.
 
     Parameters
@@ -345,10 +440,12 @@ def simulate_moe(topology, routing: Routing, hidden: int, *, mode: str = "flat",
     routing : Routing
     hidden : int
         Elements per token row.
-    mode : {"flat", "padded", "dedup"}
+    mode : {"flat", "padded", "dedup", "gpu_dedup"}
         See the module docstring.
     dispatch_bytes, combine_bytes : float
         Bytes per element in each phase (DeepEP: fp8 dispatch = 1, bf16 combine = 2).
+    model : {"achievable", "wire"}, optional
+        Model of the fabric for :func:`nvlearn.sim.simulate`; default: simulate's own.
 
     Returns
     -------
@@ -380,12 +477,13 @@ def simulate_moe(topology, routing: Routing, hidden: int, *, mode: str = "flat",
             )
     stages = stage_rows(routing, mode)
     row = {"dispatch": hidden * db, "combine": hidden * cb}
+    run_kw = {} if model is None else {"model": model}
     runs: dict[str, tuple[SimResult, ...]] = {}
     for phase, mats in stages.items():
         done = []
         for rows in mats:
             if np.any(rows[~np.eye(rows.shape[0], dtype=bool)] > 0):
-                done.append(simulate(topology, ragged_alltoall(rows * row[phase])))
+                done.append(simulate(topology, ragged_alltoall(rows * row[phase]), **run_kw))
         runs[phase] = tuple(done)
     sent = sum(stages["dispatch"]) * row["dispatch"]
     if mode == "dedup":
