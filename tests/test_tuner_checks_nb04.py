@@ -12,8 +12,8 @@ from nvlearn.check import nb04
     (nb04.lower_bound_ms, 2 * 7 / 8 * 2**30 / 450e9 * 1e3, 2 * 7 / 8 * 2**30 / 900e9 * 1e3),
     (nb04.ring_ll_latency_us, 6.6 + 6 * 0.6, 6.6 + 3 * 0.6),
     (nb04.nvl72_ideal_speedup, 2 * 71 / 73, 2.0),
-    (nb04.nvls_busbw_gbs, 4 * 2**30 / 0.016 * 1.75 / 1e9, 4 * 2**30 / 0.016 / 1e9),
-    (nb04.dgx_crossover_mib, 1.08, 10.0),
+    (nb04.nvls_busbw_gbs, 4 * 2**30 / 0.018 * 1.75 / 1e9, 4 * 2**30 / 0.018 / 1e9),
+    (nb04.dgx_crossover_mib, 2.12, 1.08),
 ])
 def test_numeric_checks(check, right, wrong):
     assert check(right).ok
@@ -23,7 +23,7 @@ def test_numeric_checks(check, right, wrong):
 
 def test_units_in_strings():
     assert nb04.lower_bound_ms("4175 us").ok
-    assert nb04.dgx_crossover_mib("1104 KiB").ok
+    assert nb04.dgx_crossover_mib("2170 KiB").ok
 
 
 def test_choice_check():

@@ -61,11 +61,11 @@ def nvl72_ideal_speedup(answer) -> CheckResult:
 
 #: Exercise 5's measured time (s) of a 4 GiB NVLS all-reduce on 8 GPUs: possible on an H100
 #: (the wire bound is n (1 + 1/8) / 450 GB/s = 10.7 ms; the achievable model gives ~15.5 ms).
-EX5_TIME = 16e-3
+EX5_TIME = 18e-3
 
 
 def nvls_busbw_gbs(answer) -> CheckResult:
-    """Exercise 5: nccl-tests busbw (GB/s) of a 4 GiB NVLS all-reduce on 8 GPUs taking 16 ms."""
+    """Exercise 5: nccl-tests busbw (GB/s) of a 4 GiB NVLS all-reduce on 8 GPUs taking 18 ms."""
     algbw = 4 * _GIB / EX5_TIME
     ref = algbw * busbw_factor("allreduce", _dgx_gpus()) / 1e9
     return verify(answer, ref, unit="GB/s", rtol=0.01, hint="algbw = size / time (4 GiB = "
@@ -83,7 +83,8 @@ def nccl_pick_ib_64k(answer) -> CheckResult:
 
 
 def dgx_crossover_mib(answer) -> CheckResult:
-    """Exercise 7: size (MiB) where NCCL's model moves from Ring/LL to NVLS on a DGX H100."""
-    (x,) = tuner.tune("allreduce", _topology("dgx")).crossovers()
+    """Exercise 7: size (MiB) where NCCL's model moves from Ring/LL to NVLS on 4 GPUs of a
+    DGX H100 (the notebook shows the 8-GPU crossover; the exercise asks for 4)."""
+    (x,) = tuner.tune("allreduce", _topology("dgx"), n_ranks=4).crossovers()
     return verify(answer, x.n_bytes / 2**20, unit="MiB", rtol=0.03, hint="solve lat_LL + n / "
                   "algBw_LL = lat_NVLS + n / algBw_NVLS for n; 1 MiB = 2**20 bytes")

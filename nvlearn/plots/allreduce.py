@@ -165,7 +165,8 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
         _time_axis(ax_t)
         _size_axis(ax_b, sw.sizes)
         ax_b.set_ylabel("busbw (GB/s per GPU, per direction)")
-        ax_b.set_ylim(bottom=0)
+        refs_top = max((v / 1e9 for v in (bus_bw_ref or {}).values()), default=0.0)
+        ax_b.set_ylim(0, max(ax_b.get_ylim()[1], 1.08 * refs_top))
         for label, value in (bus_bw_ref or {}).items():
             ax_b.axhline(value / 1e9, color=FABRIC_COLOURS["nvlink"], lw=1.0, ls="-.")
             ax_b.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
@@ -223,7 +224,7 @@ def model_busbw_figure(sweeps: Sequence, *, refs: Mapping[str, float] | None = N
     >>> fig.axes[0].get_ylabel()
     'busbw (GB/s per GPU, per direction)'
     """
-    fig, ax = new_figure(width=9.0, height=5.2)
+    fig, ax = new_figure(width=9.0, height=5.8)
     for sw in sweeps:
         for i, algo in enumerate(sw.algorithms):
             ax.plot(sw.sizes, sw.busbw[i] / 1e9, _MODEL_STYLE[sw.model], lw=2.0,
@@ -247,7 +248,8 @@ def model_busbw_figure(sweeps: Sequence, *, refs: Mapping[str, float] | None = N
     for m in dict.fromkeys(sw.model for sw in sweeps):
         handles.append(Line2D([], [], color="#333333", ls=_MODEL_STYLE[m], lw=2.0))
         labels.append(_MODEL_LABELS[m])
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.0, 0.93), fontsize=9)
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3,
+              fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -358,11 +360,11 @@ def nvls_speedup_figure(sizes, measured: Mapping[str, np.ndarray], ideal: float,
     ax = axes[0, 0]
     x = np.asarray(sizes, dtype=np.float64)
     for i, (label, y) in enumerate(measured.items()):
-        ax.plot(x, y, "-o" if i == 0 else "--", ms=3, color=SERIES[1 if i == 0 else 2],
+        ax.plot(x, y, "-o" if i == 0 else "--", ms=3, color=SERIES[(1, 2, 4, 5)[i % 4]],
                 label=label)
     if nccl_model is not None:
         ax.plot(x, nccl_model, "-", color="black", alpha=0.5, lw=1.5,
-                label="NCCL's model (its own latencies)")
+                label="NCCL's table (NVLS at its traffic bound)")
     ax.axhline(ideal, color=FABRIC_COLOURS["nvlink"], lw=1.5, ls="-.",
                label=f"ideal 2(p−1)/(p+1) = {ideal:.2f}")
     ax.axhline(2.0, color="#999999", lw=1.0, ls=":", label="the '2x' claim")
@@ -385,7 +387,7 @@ def nvls_speedup_figure(sizes, measured: Mapping[str, np.ndarray], ideal: float,
         ax2.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax2.set_xlabel("NVLS pipeline depth (slots per shard)")
         ax2.set_ylabel("speed-up over the best ring (×)")
-        ax2.set_title(f"at {size_label(x[-1])}: pipeline fill eats the gain")
+        ax2.set_title(f"at {size_label(x[-1])}, wire model: pipeline fill eats the gain")
         ax2.set_ylim(0, 2.3)
     fig.tight_layout()
     return fig
