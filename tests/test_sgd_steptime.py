@@ -41,17 +41,18 @@ def test_compute_time_hand_calculation():
 
 def test_one_dgx_allreduce_hand_calculation():
     bw = specs.nvlink(4).gpu_bw_per_dir
-    est = allreduce_time("nvlink_pod", 8, N_BYTES)
+    est = allreduce_time("nvlink_pod", 8, N_BYTES, model="wire")
     hand = 14 * (_nvlink_alpha() + N_BYTES / (8 * bw))
     assert est.method == "simulated"
     assert est.time == pytest.approx(hand, rel=1e-9)
-    assert allreduce_time("ib_cluster", 8, N_BYTES).time == pytest.approx(hand, rel=1e-9)
+    assert allreduce_time("ib_cluster", 8, N_BYTES, model="wire").time == pytest.approx(
+        hand, rel=1e-9)
 
 
 def test_two_node_ib_composition_hand_calculation():
     bw_nv = specs.nvlink(4).gpu_bw_per_dir
     bw_nic = specs.nic("connectx7").port_bw_per_dir
-    est = allreduce_time("ib_cluster", 16, N_BYTES)
+    est = allreduce_time("ib_cluster", 16, N_BYTES, model="wire")
     rs = 7 * (_nvlink_alpha() + N_BYTES / (8 * bw_nv))
     across = 2 * (_ib_leaf_alpha() + (N_BYTES / 8) / (2 * bw_nic))
     lat = 14 * _nvlink_alpha() + 2 * _ib_leaf_alpha()
@@ -68,7 +69,7 @@ def test_pods_of_pods_composition_hand_calculation():
     bw_nic = specs.nic("connectx7").port_bw_per_dir
     spine_alpha = _ib_leaf_alpha() + 2 * specs.latency("ib_switch_hop")
     assert comm.ib_rail_route() == pytest.approx((bw_nic, spine_alpha), rel=1e-12)
-    est = allreduce_time("nvlink_pod", n, N_BYTES)
+    est = allreduce_time("nvlink_pod", n, N_BYTES, model="wire")
     rs, across, ag = est.stages
     assert rs.method == "closed form (routes)" and across.method == "closed form (IB spine route)"
     assert across.n_ranks == pods and across.n_bytes == pytest.approx(N_BYTES / 256)
@@ -90,7 +91,8 @@ def test_closed_form_reproduces_the_simulator(kind, count, n_ranks, collective):
     topo = comm._topology(kind, count)
     bw, lat = comm._ring_edges(kind, count, n_ranks)
     builder = getattr(collectives, collective)
-    res = sim.simulate(topo, builder(n_ranks, 3e8), ranks=comm._ring_gpus(kind, count, n_ranks))
+    res = sim.simulate(topo, builder(n_ranks, 3e8), ranks=comm._ring_gpus(kind, count, n_ranks),
+                       model="wire")
     closed, _ = ring_closed_form(collective, n_ranks, 3e8, bw, np.array(lat))
     assert closed == pytest.approx(res.time, rel=1e-9)
 

@@ -6,9 +6,10 @@ import math
 
 import pytest
 
+from nvlearn import specs
 from nvlearn.check import nb01
 from nvlearn.plots import sgd as plots
-from nvlearn.sgd import History, idle_cost, scaling, step_time
+from nvlearn.sgd import History, allreduce_time, idle_cost, scaling, step_time
 from nvlearn.sgd.steptime import DDP_BUCKET_BYTES
 from nvlearn.widgets.sgd import SGDExplorer
 
@@ -16,6 +17,8 @@ from nvlearn.widgets.sgd import SGDExplorer
 def test_explorer_renders_a_default_and_follows_its_controls():
     ex = SGDExplorer()
     assert ex.figure is not None and "1,024 GPUs" in ex.text
+    bucket = allreduce_time("ib_cluster", 1024, DDP_BUCKET_BYTES)     # the default step
+    assert f"NCCL picks {bucket.label}" in ex.text                  # each bucket's own choice
     ex.set(workers=8192, fabric="pcie_box", overlap=False, model="70B")
     assert "70B on 8,192 GPUs" in ex.text and "PCIe box" in ex.text
     st = step_time(70e9, 8192, "pcie_box")
@@ -44,6 +47,11 @@ def test_self_checks_accept_the_reference_and_reject_a_slip():
     assert not nb01.ring_bytes_per_gpu(140)
     assert nb01.bucket_count(math.ceil(14e9 / DDP_BUCKET_BYTES))
     assert not nb01.bucket_count(14e9 / 25e6)
-    assert nb01.bigger_batch_effect("up") and not nb01.bigger_batch_effect("same")
+    assert nb01.halved_batch_effect("down") and not nb01.halved_batch_effect("same")
     assert not nb01.dgx_allreduce_ms(2 * 7 / 8 * 14e9 / 900e9 * 1e3)   # the bidirectional slip
     assert "not yet" in repr(nb01.compute_seconds(None))
+    # exercise 6 names sgd.allreduce_time: the reference is NCCL's (achievable) time
+    n_bytes, n, steps = 140e9, 4096, 1e12 / 2**22
+    watts = specs.gpu("h100").board_power
+    joules = allreduce_time("ib_cluster", n, n_bytes).time * n * watts * steps
+    assert nb01.idle_energy_mwh(joules / 3.6e9)

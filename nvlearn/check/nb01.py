@@ -44,10 +44,10 @@ def bucket_count(answer) -> CheckResult:
                   "bytes; the last bucket is partly empty but still counts")
 
 
-def bigger_batch_effect(answer) -> CheckResult:
-    """Exercise 5: doubling the global batch at 8,192 GPUs — efficiency up, down or same?"""
+def halved_batch_effect(answer) -> CheckResult:
+    """Exercise 5: halving the global batch at 8,192 GPUs — efficiency up, down or same?"""
     a = step_time(7e9, 8192, "ib_cluster", global_batch_tokens=_BATCH).efficiency
-    b = step_time(7e9, 8192, "ib_cluster", global_batch_tokens=2 * _BATCH).efficiency
+    b = step_time(7e9, 8192, "ib_cluster", global_batch_tokens=_BATCH / 2).efficiency
     correct = "up" if b > a else ("down" if b < a else "same")
     return verify_choice(answer, correct, choices=("up", "down", "same"),
                          hint="which of compute and all-reduce depends on the tokens per GPU?")

@@ -5,14 +5,24 @@
 * :mod:`~nvlearn.sgd.parallel` — ``N`` simulated workers whose gradient sum goes through
   :func:`nvlearn.dataplane.run` of a real all-reduce schedule (:func:`train`,
   :func:`dp_equivalence`).
-* :mod:`~nvlearn.sgd.comm` — all-reduce time on a fabric (simulated, or composed from
-  simulated and closed-form stages; :func:`allreduce_time`).
+* :mod:`~nvlearn.sgd.comm` — all-reduce time on a fabric (:func:`allreduce_time`): NCCL's
+  choice of algorithm and protocol for each size and its predicted time (``"achievable"``,
+  the default), or a ring at link rate (``"wire"``, simulated or composed from stages).
 * :mod:`~nvlearn.sgd.steptime` — compute from FLOPs, communication, DDP bucketing overlap,
   scaling efficiency (:func:`step_time`, :func:`scaling`).
 * :mod:`~nvlearn.sgd.cost` — GPU-hours and energy idle in communication (:func:`idle_cost`).
 """
 
-from nvlearn.sgd.comm import FABRICS, CommEstimate, Stage, allreduce_time
+from nvlearn.sgd.comm import (
+    FABRICS,
+    MODELS,
+    CommEstimate,
+    NCCLEstimate,
+    Stage,
+    WireEstimate,
+    allreduce_time,
+    nccl_fabric,
+)
 from nvlearn.sgd.cost import IdleCost, board_power_source, idle_cost
 from nvlearn.sgd.data import Dataset, load_digits
 from nvlearn.sgd.models import MLP, SoftmaxRegression, accuracy
@@ -31,6 +41,7 @@ __all__ = [
     "DDP_BUCKET_BYTES",
     "FABRICS",
     "MLP",
+    "MODELS",
     "MODEL_SIZES",
     "SCALING_GPUS",
     "CommEstimate",
@@ -38,9 +49,11 @@ __all__ = [
     "Equivalence",
     "History",
     "IdleCost",
+    "NCCLEstimate",
     "SoftmaxRegression",
     "Stage",
     "StepTime",
+    "WireEstimate",
     "accuracy",
     "allreduce_time",
     "board_power_source",
@@ -48,6 +61,7 @@ __all__ = [
     "dp_equivalence",
     "idle_cost",
     "load_digits",
+    "nccl_fabric",
     "scaling",
     "step_time",
     "train",

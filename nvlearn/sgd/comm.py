@@ -1,5 +1,4 @@
-"""How long the gradient all-reduce takes on a fabric: simulated where it is cheap, composed
-from stages where it is not.
+"""How long the gradient all-reduce takes on a fabric, in two models.
 
 Three fabrics, named as the notebook names them (:data:`FABRICS`):
 
@@ -11,8 +10,20 @@ Three fabrics, named as the notebook names them (:data:`FABRICS`):
 * ``"nvlink_pod"`` — the NVLink Switch System, up to 256 GPUs on one NVLink fabric
   (:func:`~nvlearn.topology.nvlink_pod`); beyond 256, pods joined by InfiniBand.
 
-The algorithm is the ring (the only all-reduce of :mod:`nvlearn.collectives` so far), one
-pipeline slot per step. How it is laid out (:func:`allreduce_time`):
+Two models (:data:`MODELS`, as in :mod:`nvlearn.sim`), chosen by ``model=``:
+
+``"achievable"`` (the default) — what NCCL would do. For every call (every DDP bucket)
+:func:`nvlearn.tuner.choose` prices NCCL's candidates (Ring, Tree, NVLS, NVLSTree with the
+LL / LL128 / Simple protocols) from NCCL's own constants and keeps the fastest, exactly as
+NCCL's tuner picks an algorithm per collective; the time is that prediction
+(:class:`NCCLEstimate`). NCCL's view of the fabric is read off the built topology
+(:func:`nccl_fabric`): a GPU's NVLinks at NCCL's achievable per-link rate (18 x 20.6 GB/s on
+an H100), a node's NICs at their port rate, an NVLink domain (the pod) as one node. Fabrics
+larger than the builders make (more than 256 InfiniBand nodes, pods joined by InfiniBand,
+PCIe servers on InfiniBand) keep the same per-node view with more nodes.
+
+``"wire"`` — the ideal at link rate, kept to contrast with the achievable numbers
+(:class:`WireEstimate`). The algorithm is the ring, one pipeline slot per step:
 
 * **one island** (``n_gpus <= 8``; or ``<= 256`` on ``nvlink_pod``): one flat ring
   all-reduce over all the GPUs.
@@ -22,23 +33,21 @@ pipeline slot per step. How it is laid out (:func:`allreduce_time`):
   islands, one per GPU position, each over that GPU's own NIC (the rails), then ring
   all-gather inside each island.
 
-How the stages add up (a modelling choice): the inside stages use the NVLink (or PCIe)
+How the wire stages add up (a modelling choice): the inside stages use the NVLink (or PCIe)
 ports, the across stage the NICs, and NCCL pipelines chunks through them, so their
 *bandwidth* parts overlap while every stage's latency is paid::
 
     time = sum of latency terms + max(bandwidth part of inside stages (added),
                                       bandwidth part of the across stage)
 
-(:attr:`CommEstimate.time`). :attr:`CommEstimate.sequential_time` adds the stages one after
-the other instead — an upper bound, for comparison. The latency is the hierarchy's
-(``2(g-1)`` + ``2(islands-1)`` ring steps), the bandwidth that of a multi-rail ring.
+(:attr:`WireEstimate.time`). :attr:`WireEstimate.sequential_time` adds the stages one after
+the other instead — an upper bound, for comparison. Where each wire stage's time comes from
+(every :class:`Stage` says which, in ``method``):
 
-Where each stage's time comes from (every :class:`Stage` says which, in ``method``):
-
-* ``"simulated"`` — :func:`nvlearn.sim.simulate` of the ring schedule on the built topology,
-  for rings of at most :data:`SIM_MAX_RANKS` ranks. The cross-island ring is simulated on
-  one rail of :func:`~nvlearn.topology.ib_cluster` (rails are disjoint up to 32 nodes; beyond,
-  they meet only on non-blocking spines).
+* ``"simulated"`` — :func:`nvlearn.sim.simulate` (``model="wire"``) of the ring schedule on
+  the built topology, for rings of at most :data:`SIM_MAX_RANKS` ranks. The cross-island
+  ring is simulated on one rail of :func:`~nvlearn.topology.ib_cluster` (rails are disjoint
+  up to 32 nodes; beyond, they meet only on non-blocking spines).
 * ``"closed form (routes)"`` — longer rings on a topology that can still be built (the
   256-GPU pod, up to 256 IB nodes): :func:`ring_closed_form` with the bandwidth and the
   per-edge latencies read from the topology's routes. Tests hold it equal to the simulator.
@@ -49,22 +58,30 @@ Where each stage's time comes from (every :class:`Stage` says which, in ``method
 
 Examples
 --------
->>> est = allreduce_time("nvlink_pod", 8, 14e9)       # 7B bf16 gradient in one DGX H100
->>> est.method, round(est.time * 1e3, 1)               # ms: 2 (p-1)/p * n / 450 GB/s
+>>> est = allreduce_time("ib_cluster", 16, 14e9)       # 7B bf16 gradient, two DGX H100
+>>> est.label                                           # NCCL's pick for 14 GB
+'NVLSTree/Simple'
+>>> wire = allreduce_time("nvlink_pod", 8, 14e9, model="wire")
+>>> wire.method, round(wire.time * 1e3, 1)              # ms: 2 (p-1)/p * n / 450 GB/s
 ('simulated', 54.5)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from nvlearn import collectives, specs
+from nvlearn import collectives, specs, tuner
 
 #: Fabric names accepted everywhere in :mod:`nvlearn.sgd`.
 FABRICS = ("pcie_box", "ib_cluster", "nvlink_pod")
+#: The two models, named as :data:`nvlearn.sim.models.MODELS` names them (not imported from
+#: there: that would load the simulator, and numba, on ``import nvlearn.sgd``); the first is
+#: the default.
+MODELS = ("achievable", "wire")
 #: Rings of at most this many ranks are simulated; longer ones use the closed form.
 SIM_MAX_RANKS = 64
 
@@ -132,8 +149,9 @@ class Stage:
 
 
 @dataclass(frozen=True)
-class CommEstimate:
-    """Time of one all-reduce of ``n_bytes`` per GPU over ``n_gpus`` GPUs on ``fabric``.
+class WireEstimate:
+    """Wire-rate time of one ring all-reduce of ``n_bytes`` per GPU over ``n_gpus`` GPUs on
+    ``fabric`` (flat in one island, hierarchical across islands; module docstring).
 
     Attributes
     ----------
@@ -145,6 +163,7 @@ class CommEstimate:
     n_gpus: int
     n_bytes: float
     stages: tuple[Stage, ...]
+    model = "wire"
 
     @property
     def time(self) -> float:
@@ -176,6 +195,66 @@ class CommEstimate:
         if not self.stages:
             return float("nan")
         return collectives.busbw("allreduce", self.n_bytes, self.n_gpus, self.time)
+
+
+@dataclass(frozen=True)
+class NCCLEstimate:
+    """What NCCL's tuning model predicts for one all-reduce of ``n_bytes`` per GPU over
+    ``n_gpus`` GPUs on ``fabric``: the fastest (algorithm, protocol) and its time.
+
+    Attributes
+    ----------
+    choice : nvlearn.tuner.Choice or None
+        NCCL's table at this size, the winner and every candidate's time (None for one GPU).
+
+    Examples
+    --------
+    >>> est = allreduce_time("nvlink_pod", 8, 2**30)
+    >>> est.label, est.time == est.choice.time
+    ('NVLS/Simple', True)
+    """
+
+    fabric: str
+    n_gpus: int
+    n_bytes: float
+    choice: tuner.Choice | None
+    model = "achievable"
+
+    @property
+    def time(self) -> float:
+        """Seconds: NCCL's predicted time of its choice (0 for one GPU)."""
+        return 0.0 if self.choice is None else float(self.choice.time)
+
+    @property
+    def latency_term(self) -> float:
+        """Seconds of :attr:`time` that are latency (the choice's latency)."""
+        return 0.0 if self.choice is None else float(self.choice.best.latency)
+
+    @property
+    def bandwidth_term(self) -> float:
+        """Seconds of :attr:`time` spent moving bytes (``n_bytes / algBw``)."""
+        return self.time - self.latency_term
+
+    @property
+    def label(self) -> str:
+        """NCCL's name of the choice, e.g. ``"Ring/LL128"`` (``"none"`` for one GPU)."""
+        return "none" if self.choice is None else self.choice.best.label
+
+    @property
+    def method(self) -> str:
+        """How the time was obtained, e.g. ``"NCCL model: NVLSTree/Simple"``."""
+        return "none (one GPU)" if self.choice is None else f"NCCL model: {self.label}"
+
+    @property
+    def busbw(self) -> float:
+        """nccl-tests bus bandwidth of the all-reduce, bytes/s."""
+        if self.choice is None:
+            return float("nan")
+        return collectives.busbw("allreduce", self.n_bytes, self.n_gpus, self.time)
+
+
+#: Either model's estimate (both have ``time``, ``latency_term``, ``method``, ``busbw``).
+CommEstimate = NCCLEstimate | WireEstimate
 
 
 def ring_steps(collective: str, n_ranks: int) -> int:
@@ -323,7 +402,7 @@ def _stage(kind: str, count: int, collective: str, n_ranks: int, n_bytes: float)
         "allgather": collectives.allgather,
     }[collective]
     ranks = _ring_gpus(kind, count, n_ranks)
-    result = sim.simulate(topo, builder(n_ranks, n_bytes), ranks=ranks)
+    result = sim.simulate(topo, builder(n_ranks, n_bytes), ranks=ranks, model="wire")
     # the simulated time splits like the closed form: the bandwidth part is n-proportional
     return result.time, "simulated", bw, min(lat_term, result.time)
 
@@ -380,11 +459,76 @@ def check_gpu_count(fabric: str, n_gpus: int) -> int:
     return n
 
 
-def allreduce_time(fabric: str, n_gpus: int, n_bytes: float) -> CommEstimate:
-    """Time to all-reduce ``n_bytes`` per GPU over ``n_gpus`` GPUs of ``fabric``.
+def check_model(model: str) -> str:
+    """Return ``model`` if it is one of :data:`MODELS`, else raise ValueError.
 
-    See the module docstring for the layout (flat ring in one island, hierarchical across
-    islands) and for which stages are simulated and which use the closed form.
+    Examples
+    --------
+    >>> check_model("wire")
+    'wire'
+    """
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS} ('achievable': what NCCL's tuner "
+                         f"predicts, the default; 'wire': a ring at link rate), got {model!r}")
+    return model
+
+
+def _check_bytes(n_bytes: float) -> float:
+    if isinstance(n_bytes, bool) or not np.isfinite(n_bytes) or n_bytes <= 0:
+        raise ValueError(f"n_bytes must be a positive number of bytes, got {n_bytes!r}")
+    return float(n_bytes)
+
+
+@functools.lru_cache(maxsize=128)
+def nccl_fabric(fabric: str, n_gpus: int) -> tuner.Fabric:
+    """NCCL's view of ``n_gpus`` GPUs of ``fabric`` (:class:`nvlearn.tuner.Fabric`).
+
+    Read off the built topology with :func:`nvlearn.tuner.fabric_from_topology` — one DGX
+    H100 or PCIe box, the NVLink pod of ``n_gpus / 8`` nodes (one NVLink domain = one NCCL
+    node), the InfiniBand cluster of ``n_gpus / 8`` nodes. Beyond what the builders make,
+    the per-node view stays and only the node count grows: more than 256 InfiniBand nodes;
+    pods of 256 joined by InfiniBand (a pod's 256 NICs are its network); PCIe boxes joined by
+    the InfiniBand cluster's NICs, one per GPU.
+
+    Examples
+    --------
+    >>> f = nccl_fabric("ib_cluster", 8192)
+    >>> f.n_nodes, f.inter_link, round(f.bw_inter / 1e9)      # GB/s per node per direction
+    (1024, 'net', 400)
+    """
+    n = check_gpu_count(fabric, n_gpus)
+    if n == 1:
+        raise ValueError("a collective needs at least 2 GPUs; one GPU has nothing to sum")
+    node, pod = gpus_per_node(), gpus_per_pod()
+    if n <= node:
+        box = "pcie" if fabric == "pcie_box" else "dgx"
+        return tuner.fabric_from_topology(_topology(box, 0), n_ranks=n)
+    nodes = n // node
+    if fabric == "ib_cluster" and nodes <= _max_ib_nodes():
+        return tuner.fabric_from_topology(_topology("ib", nodes))
+    if fabric == "nvlink_pod" and n <= pod:
+        return tuner.fabric_from_topology(_topology("pod", nodes))
+    ib = nccl_fabric("ib_cluster", 2 * node)           # a DGX H100 node on InfiniBand
+    if fabric == "ib_cluster":
+        base, per_node, bw_inter = ib, node, ib.bw_inter
+        what = f"{nodes} DGX H100 nodes on InfiniBand, past the two-tier builder"
+    elif fabric == "nvlink_pod":
+        base, per_node = nccl_fabric("nvlink_pod", pod), pod
+        bw_inter = ib.bw_inter * pod / node
+        what = f"{n // pod} NVLink pods joined by InfiniBand, {pod // node} nodes' NICs each"
+    else:
+        base, per_node, bw_inter = nccl_fabric("pcie_box", node), node, ib.bw_inter
+        what = f"{nodes} PCIe boxes joined by InfiniBand, one NIC per GPU"
+    line = (f"{what}: the per-node view of {base.name!r} with {n // per_node} nodes; "
+            f"bw_inter = {bw_inter / 1e9:.0f} GB/s per node per direction (the node's NICs)")
+    return dataclasses.replace(base, name=what, n_ranks=n, ranks_per_node=per_node,
+                               inter_link="net", bw_inter=bw_inter,
+                               derivation=(*base.derivation, line))
+
+
+def allreduce_time(fabric: str, n_gpus: int, n_bytes: float,
+                   model: str = MODELS[0]) -> CommEstimate:
+    """Time to all-reduce ``n_bytes`` per GPU over ``n_gpus`` GPUs of ``fabric``.
 
     Parameters
     ----------
@@ -392,39 +536,65 @@ def allreduce_time(fabric: str, n_gpus: int, n_bytes: float) -> CommEstimate:
     n_gpus : int
         1..8, then multiples of 8 (of 256 beyond one pod on ``nvlink_pod``).
     n_bytes : float
-        Gradient bytes per GPU (parameters x bytes per gradient element).
+        Bytes per GPU (parameters x bytes per gradient element; one bucket's share).
+    model : {"achievable", "wire"}
+        ``"achievable"``: NCCL's tuner picks the algorithm and protocol for this size and its
+        predicted time is returned (:class:`NCCLEstimate`). ``"wire"``: a ring at link rate,
+        flat or hierarchical (:class:`WireEstimate`). See the module docstring.
 
     Returns
     -------
-    CommEstimate
+    NCCLEstimate or WireEstimate
 
     Examples
     --------
-    >>> est = allreduce_time("ib_cluster", 16, 14e9)
+    >>> allreduce_time("ib_cluster", 8192, 25 * 2**20).label
+    'Tree/LL128'
+    >>> est = allreduce_time("ib_cluster", 16, 14e9, model="wire")
     >>> for s in est.stages:
     ...     print(s.name, "|", s.method)
     reduce-scatter inside each node | simulated
     all-reduce across nodes (8 rails) | simulated
     all-gather inside each node | simulated
     """
-    n = check_gpu_count(fabric, n_gpus)
-    if not np.isfinite(n_bytes) or n_bytes <= 0:
-        raise ValueError(f"n_bytes must be a positive number of bytes, got {n_bytes!r}")
-    nb = float(n_bytes)
+    if check_model(model) == "wire":
+        return wire_allreduce_time(fabric, n_gpus, n_bytes)
+    n, nb = check_gpu_count(fabric, n_gpus), _check_bytes(n_bytes)
+    if n == 1:
+        return NCCLEstimate(fabric, 1, nb, None)
+    return NCCLEstimate(fabric, n, nb, _nccl_choice(fabric, n, nb))
+
+
+@functools.lru_cache(maxsize=4096)
+def _nccl_choice(fabric: str, n_gpus: int, n_bytes: float) -> tuner.Choice:
+    return tuner.choose("allreduce", n_bytes, nccl_fabric(fabric, n_gpus))
+
+
+def wire_allreduce_time(fabric: str, n_gpus: int, n_bytes: float) -> WireEstimate:
+    """The ``"wire"`` model: a ring all-reduce at link rate, flat in one island and
+    hierarchical across islands (see the module docstring).
+
+    Examples
+    --------
+    >>> est = wire_allreduce_time("nvlink_pod", 256, 14e9)
+    >>> est.method
+    'closed form (routes)'
+    """
+    n, nb = check_gpu_count(fabric, n_gpus), _check_bytes(n_bytes)
     node, pod = gpus_per_node(), gpus_per_pod()
     if n == 1:
-        return CommEstimate(fabric, 1, nb, ())
+        return WireEstimate(fabric, 1, nb, ())
     box = "pcie" if fabric == "pcie_box" else "dgx"
     box_name = "PCIe box" if box == "pcie" else "DGX H100"
     if n <= node:
         stage = _make("ring all-reduce", "allreduce", box_name, n, nb,
                       _stage(box, 0, "allreduce", n, nb))
-        return CommEstimate(fabric, n, nb, (stage,))
+        return WireEstimate(fabric, n, nb, (stage,))
     if fabric == "nvlink_pod" and n <= pod:
         stage = _make("ring all-reduce over the NVLink pod", "allreduce",
                       f"NVLink pod ({n // node} nodes)", n, nb,
                       _stage("pod", n // node, "allreduce", n, nb))
-        return CommEstimate(fabric, n, nb, (stage,))
+        return WireEstimate(fabric, n, nb, (stage,))
     if fabric == "nvlink_pod":
         g, where, name = pod, ("pod", pod // node), f"NVLink pod ({pod // node} nodes)"
         island = "pod"
@@ -444,4 +614,4 @@ def allreduce_time(fabric: str, n_gpus: int, n_bytes: float) -> CommEstimate:
         fab = "InfiniBand NDR rails (not built)"
     across = _make(f"all-reduce across {island}s ({g} rails)", "allreduce", fab, islands, shard,
                    timed, across=True)
-    return CommEstimate(fabric, n, nb, (inner_rs, across, inner_ag))
+    return WireEstimate(fabric, n, nb, (inner_rs, across, inner_ag))

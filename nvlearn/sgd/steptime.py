@@ -10,8 +10,11 @@ forward, ``4 P`` backward (Kaplan et al. 2020) — so one GPU's step on ``T`` to
 with the model FLOPs utilisation ``MFU`` a stated parameter (:data:`DEFAULT_MFU`), the peak
 from the catalogue. Attention FLOPs and the optimizer step are left out.
 
-Communication: one all-reduce of the gradient (``P x bytes per element``) per step, timed by
-:func:`nvlearn.sgd.comm.allreduce_time` on the chosen fabric.
+Communication: one all-reduce of the gradient (``P x bytes per element``) per step — or
+one per bucket, with overlap — timed by :func:`nvlearn.sgd.comm.allreduce_time` on the
+chosen fabric. By default (``model="achievable"``) every all-reduce, every bucket's too, runs
+the algorithm and protocol NCCL's tuner picks for its size, at NCCL's predicted time;
+``model="wire"`` forces a ring at link rate instead, for contrast.
 
 Overlap (PyTorch DDP, Li et al. 2020): gradients are grouped into buckets of
 ``bucket_bytes`` (:data:`DDP_BUCKET_BYTES`, DDP's ``bucket_cap_mb=25`` default) in reverse
@@ -30,7 +33,7 @@ Examples
 --------
 >>> st = step_time(7e9, 256, "nvlink_pod", global_batch_tokens=2**22, mfu=0.4)
 >>> round(st.compute, 3), round(st.efficiency, 3)        # seconds, fraction
-(1.739, 0.965)
+(1.739, 0.975)
 """
 
 from __future__ import annotations
@@ -40,7 +43,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from nvlearn import specs
-from nvlearn.sgd.comm import CommEstimate, allreduce_time, check_fabric, check_gpu_count
+from nvlearn.sgd.comm import (
+    MODELS,
+    CommEstimate,
+    allreduce_time,
+    check_fabric,
+    check_gpu_count,
+    check_model,
+)
 
 #: PyTorch DDP's default bucket: ``bucket_cap_mb=25`` (mebibytes in its implementation).
 DDP_BUCKET_BYTES = 25 * 2**20
@@ -184,8 +194,10 @@ class StepTime:
 
     Attributes
     ----------
-    n_params, n_gpus, fabric, global_batch_tokens, tokens_per_gpu, mfu, overlap
-        The configuration.
+    n_params, n_gpus, fabric, global_batch_tokens, tokens_per_gpu, mfu, overlap, bucket_bytes,
+    model
+        The configuration (``model``: ``"achievable"`` or ``"wire"``, see
+        :func:`nvlearn.sgd.comm.allreduce_time`).
     compute : float
         Forward + backward on one GPU's tokens.
     comm : float
@@ -193,8 +205,8 @@ class StepTime:
     exposed_comm : float
         Communication not hidden behind compute: ``step - compute``.
     step : float
-    allreduce : CommEstimate
-        The full-gradient all-reduce (stages, methods).
+    allreduce : NCCLEstimate or WireEstimate
+        The full-gradient all-reduce (NCCL's choice, or the wire model's stages).
     timeline : Timeline
     """
 
@@ -206,6 +218,7 @@ class StepTime:
     mfu: float
     overlap: bool
     bucket_bytes: float
+    model: str
     grad_bytes: float
     compute: float
     comm: float
@@ -237,6 +250,7 @@ def step_time(
     grad_dtype: str = "bfloat16",
     overlap: bool = False,
     bucket_bytes: float = DDP_BUCKET_BYTES,
+    model: str = MODELS[0],
 ) -> StepTime:
     """Model one data-parallel training step (strong scaling: the global batch is fixed).
 
@@ -259,6 +273,9 @@ def step_time(
         DDP-style bucketing with all-reduce overlapped with the backward pass.
     bucket_bytes : float
         Bucket cap, bytes (used when ``overlap``).
+    model : {"achievable", "wire"}
+        How every all-reduce is timed: NCCL's choice per size (default), or a ring at link
+        rate (:func:`nvlearn.sgd.comm.allreduce_time`).
 
     Examples
     --------
@@ -268,6 +285,7 @@ def step_time(
     True
     """
     check_fabric(fabric)
+    check_model(model)
     n = check_gpu_count(fabric, n_gpus)
     batch = _positive(global_batch_tokens, "global_batch_tokens", "tokens")
     if batch < n:
@@ -279,14 +297,14 @@ def step_time(
     tokens = batch / n
     compute = compute_time(n_params, tokens, gpu, mfu)
     total = grad_bytes(n_params, grad_dtype)
-    full = allreduce_time(fabric, n, total)
+    full = allreduce_time(fabric, n, total, model)
     backward = BACKWARD_FRACTION * compute
     forward = compute - backward
     if n == 1:
         tl = Timeline(forward, compute, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
     elif overlap:
         tl = bucket_schedule(forward, backward, total, bucket,
-                             lambda b: allreduce_time(fabric, n, b).time)
+                             lambda b: allreduce_time(fabric, n, b, model).time)
     else:
         tl = Timeline(forward, compute, np.array([total]), np.array([compute]),
                       np.array([compute]), np.array([compute + full.time]))
@@ -294,7 +312,7 @@ def step_time(
     return StepTime(
         n_params=float(n_params), n_gpus=n, fabric=fabric, global_batch_tokens=batch,
         tokens_per_gpu=tokens, mfu=float(mfu), overlap=bool(overlap), bucket_bytes=bucket,
-        grad_bytes=total, compute=compute, comm=full.time, exposed_comm=step - compute,
+        model=model, grad_bytes=total, compute=compute, comm=full.time, exposed_comm=step - compute,
         step=step, allreduce=full, timeline=tl,
     )
 

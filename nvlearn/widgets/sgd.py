@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as W
 
 from nvlearn.plots.sgd import FABRIC_STYLE, timeline_figure
-from nvlearn.sgd.comm import FABRICS
+from nvlearn.sgd.comm import FABRICS, allreduce_time
 from nvlearn.sgd.cost import DEFAULT_TOKEN_BUDGET, idle_cost
 from nvlearn.sgd.steptime import (
     DDP_BUCKET_BYTES,
@@ -41,9 +41,9 @@ def render_step(workers: int, batch: int, fabric: str, model: str, overlap: bool
         f"<= {cost.idle_energy_kwh / 1e3:,.1f} MWh at {cost.board_power:.0f} W per GPU",
     ]
     if overlap and st.timeline.bucket_bytes.size > 1:
-        lat = st.allreduce.latency_term
-        lines.append(f"{st.timeline.bucket_bytes.size:,} buckets, each paying the ring "
-                     f"latency of the full all-reduce ({format_time(lat)})")
+        one = allreduce_time(fabric, workers, bucket)
+        lines.append(f"each full bucket is its own all-reduce: NCCL picks {one.label}, "
+                     f"{format_time(one.time)} of which {format_time(one.latency_term)} latency")
     return fig, "\n".join(lines)
 
 
