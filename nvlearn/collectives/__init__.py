@@ -16,8 +16,8 @@ algorithm cannot do, raises ValueError saying what is available.
 ==================  ==========================================================  ===========
 allreduce           ring, tree, double_binary_tree, recursive_doubling,          see
                     rabenseifner, nvls, hierarchical                             RANK_RULES
-reduce_scatter      ring, recursive_halving
-allgather           ring, recursive_doubling
+reduce_scatter      ring, recursive_halving, nvls
+allgather           ring, recursive_doubling, nvls
 broadcast           ring (pipelined chain), tree
 alltoall            direct, ring (shifted pairwise exchange)
 ==================  ==========================================================  ===========
@@ -59,8 +59,10 @@ from nvlearn.collectives.hierarchical import (
 )
 from nvlearn.collectives.metrics import algbw, busbw, busbw_factor
 from nvlearn.collectives.nvls import (
+    nvls_allgather,
     nvls_allreduce,
     nvls_phase_time,
+    nvls_reduce_scatter,
     nvls_time,
     nvls_time_ideal,
     nvswitch_planes,
@@ -114,8 +116,10 @@ __all__ = [
     "double_binary_trees",
     "hierarchical_allreduce",
     "hierarchical_time",
+    "nvls_allgather",
     "nvls_allreduce",
     "nvls_phase_time",
+    "nvls_reduce_scatter",
     "nvls_time",
     "nvls_time_ideal",
     "nvswitch_planes",
@@ -147,8 +151,8 @@ __all__ = [
 ALGORITHMS: dict[str, tuple[str, ...]] = {
     "allreduce": ("ring", "tree", "double_binary_tree", "recursive_doubling", "rabenseifner",
                   "nvls", "hierarchical"),
-    "reduce_scatter": ("ring", "recursive_halving"),
-    "allgather": ("ring", "recursive_doubling"),
+    "reduce_scatter": ("ring", "recursive_halving", "nvls"),
+    "allgather": ("ring", "recursive_doubling", "nvls"),
     "broadcast": ("ring", "tree"),
     "alltoall": ("direct", "ring"),
 }
@@ -230,6 +234,12 @@ def _gpu_names(topo, p: int) -> tuple[str, ...] | None:
     return tuple(topo.node_name[int(g)] for g in topo.gpus[:p])
 
 
+def _nvls_switches(topology_or_ranks, p: int) -> tuple[tuple[str, float], ...]:
+    """NVSwitch planes of a Topology's first ``p`` GPUs, or one ``"switch"`` for a count."""
+    topo = _topology(topology_or_ranks)
+    return (("switch", 1.0),) if topo is None else nvswitch_planes(topo, range(p))
+
+
 def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1, *,
               ranks_per_node: int | None = None, intra: str = "ring") -> Schedule:
     """All-reduce (sum) of an ``n_bytes`` buffer on every rank.
@@ -274,8 +284,7 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
     if algorithm == "rabenseifner":
         return rabenseifner_allreduce(p, n_bytes, chunks)
     if algorithm == "nvls":
-        switches = (("switch", 1.0),) if topo is None else nvswitch_planes(topo, range(p))
-        return nvls_allreduce(p, n_bytes, chunks, switches=switches)
+        return nvls_allreduce(p, n_bytes, chunks, switches=_nvls_switches(topo, p))
     groups = rank_groups(p, ranks_per_node, topo)
     switches = None
     if intra == "nvls" and topo is not None:
@@ -288,7 +297,8 @@ def reduce_scatter(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
                    chunks: int = 1) -> Schedule:
     """Reduce-scatter: rank r ends with the sum of block r. ``n_bytes`` is the total array.
 
-    Algorithms: "ring" (any p), "recursive_halving" (p a power of two).
+    Algorithms: "ring" (any p), "recursive_halving" (p a power of two), "nvls" (the
+    NVSwitch adds; one NVSwitch domain, planes from a Topology).
 
     Examples
     --------
@@ -298,6 +308,9 @@ def reduce_scatter(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     p = _checked_ranks("reduce_scatter", algorithm, topology_or_ranks)
     if algorithm == "recursive_halving":
         return recursive_halving_reduce_scatter(p, n_bytes, chunks)
+    if algorithm == "nvls":
+        return nvls_reduce_scatter(p, n_bytes, chunks,
+                                   switches=_nvls_switches(topology_or_ranks, p))
     return ring_schedule("reduce_scatter", p, n_bytes, chunks)
 
 
@@ -305,7 +318,8 @@ def allgather(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
               chunks: int = 1) -> Schedule:
     """All-gather: every rank ends with every rank's block. ``n_bytes`` is the total array.
 
-    Algorithms: "ring" (any p), "recursive_doubling" (p a power of two).
+    Algorithms: "ring" (any p), "recursive_doubling" (p a power of two), "nvls" (NVSwitch
+    multicast; one NVSwitch domain, planes from a Topology).
 
     Examples
     --------
@@ -315,6 +329,8 @@ def allgather(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     p = _checked_ranks("allgather", algorithm, topology_or_ranks)
     if algorithm == "recursive_doubling":
         return recursive_doubling_allgather(p, n_bytes, chunks)
+    if algorithm == "nvls":
+        return nvls_allgather(p, n_bytes, chunks, switches=_nvls_switches(topology_or_ranks, p))
     return ring_schedule("allgather", p, n_bytes, chunks)
 
 
@@ -373,7 +389,7 @@ def cost(collective: str, algorithm: str, n_ranks: int, n_bytes: float, bw_per_d
     >>> t_ring = cost("allreduce", "ring", 8, 1e9, 450e9, 2e-6, chunks=16)
     >>> t_nvls = cost("allreduce", "nvls", 8, 1e9, 450e9, 2e-6, chunks=16)
     >>> round(t_ring / t_nvls, 2)
-    1.34
+    1.24
     """
     _check_algorithm(collective, algorithm)
     check_supported(collective, algorithm, n_ranks)
@@ -388,6 +404,8 @@ def cost(collective: str, algorithm: str, n_ranks: int, n_bytes: float, bw_per_d
         ("allreduce", "recursive_doubling"): recursive_doubling_time,
         ("allreduce", "rabenseifner"): rabenseifner_time,
         ("allreduce", "nvls"): nvls_time,
+        ("reduce_scatter", "nvls"): nvls_phase_time,
+        ("allgather", "nvls"): nvls_phase_time,
         ("reduce_scatter", "recursive_halving"): recursive_halving_time,
         ("allgather", "recursive_doubling"): recursive_doubling_allgather_time,
         ("broadcast", "ring"): chain_broadcast_time,

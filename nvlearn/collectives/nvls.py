@@ -185,6 +185,30 @@ def _nvls_chunk_bounds(n_shards: int, shares, slots: int) -> np.ndarray:
     return bounds
 
 
+_NAMES = {"allreduce": "all-reduce", "reduce_scatter": "reduce-scatter",
+          "allgather": "all-gather"}
+
+
+def _nvls_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int,
+                   switches) -> Schedule:
+    """The NVLS Schedule of ``collective`` in one NVSwitch domain (shard-major chunks)."""
+    p = check_ranks(n_ranks, 2, f"an NVLS {_NAMES[collective]}")
+    check_size(n_bytes, chunks)
+    planes = _check_switches(switches)
+    c, S = int(chunks), len(planes)
+    ops = OpTable()
+    chunk = np.arange(p * S * c).reshape(p, S, c)
+    _add_nvls(ops, np.arange(p), p + np.arange(S), chunk, collective)
+    shard = np.repeat(np.arange(p), S * c)  # chunk -> the rank whose shard it is
+    everyone = np.full(p * S * c, -1)
+    owner = shard if collective == "allgather" else everyone
+    dest = shard if collective == "reduce_scatter" else everyone
+    return ops.schedule(collective, "nvls", p, n_bytes,
+                        _nvls_chunk_bounds(p, [w for _, w in planes], c), owner, dest,
+                        participant_role=tuple(r for r, _ in planes),
+                        meta={"chunks": c, "planes": planes})
+
+
 def nvls_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
                    switches=(("switch", 1.0),)) -> Schedule:
     """NVLS all-reduce in one NVSwitch domain.
@@ -208,19 +232,43 @@ def nvls_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
     >>> s.participant_role, float(s.bytes_sent()[0]), float(s.bytes_received()[0])
     (('switch',), 9000000.0, 9000000.0)
     """
-    p = check_ranks(n_ranks, 2, "an NVLS all-reduce")
-    check_size(n_bytes, chunks)
-    planes = _check_switches(switches)
-    c, S = int(chunks), len(planes)
-    ops = OpTable()
-    chunk = np.arange(p * S * c).reshape(p, S, c)
-    _add_nvls(ops, np.arange(p), p + np.arange(S), chunk, "allreduce")
-    n_chunks = p * S * c
-    return ops.schedule("allreduce", "nvls", p, n_bytes,
-                        _nvls_chunk_bounds(p, [w for _, w in planes], c),
-                        np.full(n_chunks, -1), np.full(n_chunks, -1),
-                        participant_role=tuple(r for r, _ in planes),
-                        meta={"chunks": c, "planes": planes})
+    return _nvls_schedule("allreduce", n_ranks, n_bytes, chunks, switches)
+
+
+def nvls_reduce_scatter(n_ranks: int, n_bytes: float, chunks: int = 1,
+                        switches=(("switch", 1.0),)) -> Schedule:
+    """NVLS reduce-scatter in one NVSwitch domain: rank ``s`` ends with the sum of shard ``s``.
+
+    Every rank pushes its copy of every shard into the switch (``multimem.ld_reduce`` run by
+    the shard's owner): it sends ``n`` and receives its reduced shard, ``n / p``. ``n_bytes``
+    is the total array (nccl-tests' size); ``chunks`` slots per shard; ``switches`` as in
+    :func:`nvls_allreduce`. Time on one switch: :func:`nvls_phase_time`.
+
+    Examples
+    --------
+    >>> s = nvls_reduce_scatter(8, 8e6)
+    >>> float(s.bytes_sent()[0]), float(s.bytes_received()[0])
+    (8000000.0, 1000000.0)
+    """
+    return _nvls_schedule("reduce_scatter", n_ranks, n_bytes, chunks, switches)
+
+
+def nvls_allgather(n_ranks: int, n_bytes: float, chunks: int = 1,
+                   switches=(("switch", 1.0),)) -> Schedule:
+    """NVLS all-gather in one NVSwitch domain: rank ``s`` multicasts shard ``s`` to all.
+
+    Rank ``s`` writes its shard once to a multicast address (``multimem.st``) and the switch
+    copies it down every GPU's link: each rank sends ``n / p`` and receives ``n`` (its own
+    shard included, as the multicast does). ``n_bytes`` is the total array; ``chunks`` slots
+    per shard. Time on one switch: :func:`nvls_phase_time`.
+
+    Examples
+    --------
+    >>> s = nvls_allgather(8, 8e6)
+    >>> float(s.bytes_sent()[0]), float(s.bytes_received()[0])
+    (1000000.0, 8000000.0)
+    """
+    return _nvls_schedule("allgather", n_ranks, n_bytes, chunks, switches)
 
 
 def nvls_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: float,
@@ -235,7 +283,7 @@ def nvls_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: float,
     Examples
     --------
     >>> round(nvls_time(8, 1e9, 450e9, 0.0, chunks=64) / (1.125e9 / 450e9), 3)  # -> ideal
-    1.04
+    1.064
     """
     p = check_ranks(n_ranks, 2, "an NVLS all-reduce")
     check_size(n_bytes, chunks)
@@ -277,11 +325,16 @@ def nvls_time_ideal(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: floa
 
 def nvls_phase_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: float,
                     rounds: int) -> float:
-    """Exact time (s) of an NVLS reduce-scatter or all-gather phase alone (``rounds`` slots
-    per shard): ``rounds sigma + sigma/p + alpha`` with ``sigma = n / (rounds B)``.
+    """Exact time (s) of an NVLS reduce-scatter or all-gather (``rounds`` slots per shard)
+    on one uncontended switch: ``rounds sigma + sigma/p + alpha``, ``sigma = n / (rounds B)``.
 
-    The reduce-scatter's uplink rounds (``sigma``) follow each other, each reduced slot comes
-    down in ``sigma / p``; the all-gather is the mirror image.
+    :func:`nvls_reduce_scatter`: a rank's uplink rounds (its copy of slot ``t`` of every
+    shard, ``sigma``) follow each other; round ``t``'s reduced slot (``sigma / p``) leaves the
+    switch once every rank's round ``t`` has arrived (a hop, ``alpha / 2``) and is shorter
+    than an uplink round, so only the last one shows. :func:`nvls_allgather` is the mirror
+    image: short uplink rounds (``sigma / p``), then the multicast rounds (``sigma``) back to
+    back on every downlink. Also the intra-node phases of the hierarchical all-reduce with
+    ``intra="nvls"``. Same model as :func:`nvls_time`.
 
     Examples
     --------
