@@ -200,8 +200,8 @@ def article_claims() -> list[Claim]:
         ),
         Claim(
             "any GPU can read from any other GPU's memory at 900 GB/s",
-            f"one direction: at most {_gbs(nv4.gpu_bw_per_dir)}; across nodes with every GPU "
-            f"busy, 1/{pod.taper:g} of that (the taper)",
+            f"one direction: at most {_gbs(nv4.gpu_bw_per_dir)} (wire rate); across nodes with "
+            f"every GPU busy, 1/{pod.taper:g} of that (the taper)",
             "wrong",
             "900 GB/s adds both directions; a read moves data one way, and the taper halves "
             "it again between nodes under load.",

@@ -152,3 +152,18 @@ def test_models_name_the_simulators():
     from nvlearn.sim.models import MODELS
 
     assert comm.MODELS == MODELS
+
+
+def test_notebook_01_computes_both_in_node_figures():
+    """The wire ring (~450 GB/s) and NCCL's ring (18 x 20.6 GB/s) are computed, not typed."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "01_sgd_gradient_summation.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert 'model="wire"' in code and "nccl.nvlink_bw(90)" in code and "SM90_NVLINK_BW" in code
+    for typed in ("450 GB/s", "370.8", "371 GB/s"):
+        assert typed not in prose and typed not in code
