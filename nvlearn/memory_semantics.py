@@ -153,8 +153,8 @@ def crossover_bytes(a: AccessPath, b: AccessPath) -> float:
     >>> node, pod, ib, tcp = access_paths()
     >>> crossover_bytes(node, ib)        # NVLink starts sooner and is wider: never
     inf
-    >>> round(crossover_bytes(ib, pod))  # model: pod NVLink has more hops, far more bandwidth
-    14625
+    >>> crossover_bytes(ib, pod)         # the pod's four NVLink hops are still sooner than RDMA
+    0.0
     """
     slope = 1.0 / a.bw_per_dir - 1.0 / b.bw_per_dir
     head_start = b.one_way - a.one_way

@@ -46,9 +46,17 @@ def test_ordering_and_transfer_times():
 def test_crossover_sizes():
     node, pod, ib, tcp = access_paths()
     assert crossover_bytes(node, ib) == float("inf")
-    n = crossover_bytes(ib, pod)
-    assert ib.transfer_time(n) == pytest.approx(pod.transfer_time(n))
-    assert pod.transfer_time(2 * n) < ib.transfer_time(2 * n)
+    # four NVLink hops of at most 0.3 us each (bounded by NCCL's 0.6 us LL step) beat the
+    # NIC-leaf-NIC path: the pod delivers sooner at every size
+    assert pod.one_way < ib.one_way and pod.bw_per_dir > ib.bw_per_dir
+    assert crossover_bytes(ib, pod) == 0.0
+    # a path that starts later but is wider overtakes at the crossover size, exactly
+    from dataclasses import replace
+
+    wide = replace(ib, bw_per_dir=2 * pod.bw_per_dir)
+    n = crossover_bytes(pod, wide)
+    assert n > 0 and wide.transfer_time(n) == pytest.approx(pod.transfer_time(n))
+    assert wide.transfer_time(2 * n) < pod.transfer_time(2 * n)
     assert crossover_bytes(tcp, node) == 0.0  # NVLink is sooner at every size
     assert crossover_bytes(ib, ib) == float("inf")
 

@@ -293,6 +293,28 @@ def achievable_capacity(topology, capacity: np.ndarray, protocol: str, nccl_algo
     return out, cap
 
 
+def injection_bw_per_dir(topology, protocol: str = "simple",
+                         link_kinds=None) -> np.ndarray:
+    """Achievable bytes/s per direction each GPU can push into the fabric: the sum of its
+    out-links at NCCL's rates (:func:`achievable_capacity`, as a point-to-point send with
+    ``protocol``); the achievable twin of
+    :func:`nvlearn.topology.metrics.injection_bw_per_dir`.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> round(float(injection_bw_per_dir(dgx_h100())[0]) / 1e9, 1)     # 18 x 20.6 GB/s
+    370.8
+    """
+    cap, _ = achievable_capacity(topology, topology.link_capacity, protocol, "ring",
+                                 int(topology.n_gpus))
+    keep = (np.ones(topology.n_links, bool) if link_kinds is None
+            else np.isin(topology.link_kind, np.asarray(link_kinds)))
+    per_node = np.bincount(np.asarray(topology.link_src)[keep], weights=cap[keep],
+                           minlength=topology.n_nodes)
+    return per_node[np.asarray(topology.gpus)]
+
+
 def software_latency(protocol: str, nccl_algorithm: str) -> tuple[float, dict[str, float]]:
     """NCCL's base latency and per-step latency by link class (seconds) for one algorithm.
 

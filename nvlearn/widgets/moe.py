@@ -10,7 +10,8 @@ import matplotlib.pyplot as plt
 from nvlearn.moe import MoEComm, route, simulate_moe
 from nvlearn.plots.moe import overview_figure
 from nvlearn.plots.style import new_figure
-from nvlearn.topology import dgx_h100, ib_cluster, injection_bw_per_dir, nvlink_pod
+from nvlearn.sim.models import injection_bw_per_dir
+from nvlearn.topology import dgx_h100, ib_cluster, nvlink_pod
 from nvlearn.units import format_bytes, format_time
 from nvlearn.widgets.base import Explorer
 
@@ -70,7 +71,7 @@ def render_moe(experts: int, top_k: int, skew: float, capacity: float, tokens: i
            else f"capacity {r.capacity} slots per (GPU, expert)")
     recv = comm.recv_bytes
     link = comm.limiting_link()
-    bound = comm.endpoint_bound(injection_bw_per_dir(_topology(fabric)))
+    bound = comm.endpoint_bound(injection_bw_per_dir(_topology(fabric)))   # NCCL's rates
     lines = [
         f"{r.n_experts} experts on {r.n_gpus} GPUs ({r.experts_per_gpu} per GPU), top-{r.top_k}, "
         f"{r.tokens_per_gpu:,} tokens per GPU, hidden {hidden:,} (bf16 rows of "
@@ -78,7 +79,8 @@ def render_moe(experts: int, top_k: int, skew: float, capacity: float, tokens: i
         f"{cap}: {r.drop_fraction:.1%} of assignments dropped, {r.tokens_fully_dropped:,} "
         "tokens lost every expert",
         f"dispatch {format_time(comm.dispatch_time)} + combine {format_time(comm.combine_time)}"
-        f" = {format_time(comm.time)} on {fabric}"
+        f" = {format_time(comm.time)} on {fabric} (achievable model: NCCL's rates and "
+        "latencies)"
         + (f" ({len(comm.dispatch)} stages each way)" if len(comm.dispatch) > 1 else ""),
         f"busiest GPU receives {recv.max() / recv.mean():.2f} x the mean; GPU-link bound "
         f"{format_time(bound)}; bytes leaving a node: "
