@@ -6,8 +6,12 @@
   is read-only (a system-wide install, a read-only CI checkout) the cache goes to
   ``$XDG_CACHE_HOME/nvlearn/numba`` (default ``~/.cache/nvlearn/numba``) instead; an explicit
   ``NUMBA_CACHE_DIR`` always wins.
+* If neither is writable (a read-only home, a locked-down container), caching turns off with
+  one warning that names ``NUMBA_CACHE_DIR``: kernels then compile in every new process, but
+  importing never fails over a cache.
 * Set ``NVLEARN_DISABLE_JIT=1`` (or numba's own ``NUMBA_DISABLE_JIT=1``) to run every kernel as
-  plain Python, for stepping through it in a debugger. It is slow; use small inputs.
+  plain Python, for stepping through it in a debugger; no cache is touched then. It is slow; use
+  small inputs.
 
 numba itself is imported only when a module that has kernels is imported, so
 ``import nvlearn`` stays fast.
@@ -16,25 +20,43 @@ numba itself is imported only when a module that has kernels is imported, so
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 _PKG_DIR = Path(__file__).resolve().parent
 
 
-def _choose_cache_dir() -> None:
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    if os.access(_PKG_DIR, os.W_OK):
-        return
+def _jit_disabled_by_env() -> bool:
+    return any(os.environ.get(k, "") not in ("", "0")
+               for k in ("NVLEARN_DISABLE_JIT", "NUMBA_DISABLE_JIT"))
+
+
+def _choose_cache_dir() -> bool:
+    """Point numba's cache at a writable folder; False (and one warning) if there is none."""
+    if os.environ.get("NUMBA_CACHE_DIR") or os.access(_PKG_DIR, os.W_OK):
+        return True
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     target = base / "nvlearn" / "numba"
-    target.mkdir(parents=True, exist_ok=True)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        probe = target / f".probe-{os.getpid()}"
+        probe.touch()
+        probe.unlink()
+    except OSError:
+        warnings.warn(
+            f"nvlearn: neither the package folder ({_PKG_DIR}) nor {target} is writable, so "
+            "numba kernels are not cached and compile again in every new process; set "
+            "NUMBA_CACHE_DIR to a writable folder to cache them", RuntimeWarning, stacklevel=2)
+        return False
     os.environ["NUMBA_CACHE_DIR"] = str(target)
+    return True
 
 
-_choose_cache_dir()
-if os.environ.get("NVLEARN_DISABLE_JIT", "") not in ("", "0"):
+if _jit_disabled_by_env():
     os.environ["NUMBA_DISABLE_JIT"] = "1"
+    CACHE_ENABLED = False          # plain Python: nothing to cache, no folder touched
+else:
+    CACHE_ENABLED = _choose_cache_dir()
 
 import numba  # noqa: E402  (must follow the environment set-up above)
 
@@ -42,7 +64,8 @@ JIT_DISABLED = bool(numba.config.DISABLE_JIT)
 
 
 def njit(*args, **kwargs):
-    """``numba.njit`` with ``cache=True`` by default (the project's policy).
+    """``numba.njit`` with ``cache=True`` by default (the project's policy), or without a
+    cache when no writable cache folder exists (:data:`CACHE_ENABLED`).
 
     Examples
     --------
@@ -52,7 +75,8 @@ def njit(*args, **kwargs):
     >>> add(1, 2)
     3
     """
-    kwargs.setdefault("cache", True)
+    kwargs.setdefault("cache", CACHE_ENABLED)
+    kwargs["cache"] = bool(kwargs["cache"]) and CACHE_ENABLED
     if args and callable(args[0]) and len(args) == 1 and not kwargs.keys() - {"cache"}:
         return numba.njit(cache=kwargs["cache"])(args[0])
     return numba.njit(*args, **kwargs)
