@@ -1,6 +1,7 @@
 # nvlearn — one command to learn, one to test. Each sets itself up on a fresh machine that
 # has Python 3.11+, make and git: a virtual environment in .venv (created if absent) with the
-# package installed editable plus the test, browser-test and lint tools.
+# package installed editable plus the test, browser-test and lint tools, and the numba kernels
+# compiled once into their cache (python -m nvlearn.warmup), so no notebook waits on them.
 #
 #   make lab     JupyterLab on notebooks/ (ipywidgets render: the widget extension lives in
 #                the same environment as the server)
@@ -36,6 +37,7 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "nvlearn needs Python 3.11+; run: make PYTHON=python3.11 ...")'
 	@test -x $(BIN)/python || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	$(BIN)/python -m nvlearn.warmup
 	@touch $@
 
 lab: $(STAMP)

@@ -20,6 +20,7 @@ _SUBMODULES = (
     "units",
     "specs",
     "check",
+    "warmup",
     # the fabric and the collectives: one schedule, run twice
     "topology",
     "schedule",
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # pragma: no cover
         traffic,
         tuner,
         units,
+        warmup,
         widgets,
     )
 
