@@ -88,7 +88,14 @@ def run(schedule: Schedule, arrays, dtype: str | None = None) -> np.ndarray:
     >>> run(allreduce(3, 32), x)[0].tolist()     # column sums, on every rank
     [12.0, 15.0, 18.0, 21.0]
     """
+    if arrays is None:
+        raise ValueError("arrays is None; pass one input buffer per rank, shape "
+                         f"({schedule.n_ranks}, n_elems)")
     data = np.asarray(arrays)
+    if data.dtype.kind not in "fiu":
+        raise ValueError(f"arrays must hold real numbers (float or int), got dtype "
+                         f"{data.dtype}: a sum of booleans, complex or Python objects is not "
+                         "what a GPU all-reduce computes; convert first (e.g. .astype(float))")
     if data.ndim != 2 or data.shape[0] != schedule.n_ranks:
         raise ValueError(
             f"arrays must have shape (n_ranks, n_elems) = ({schedule.n_ranks}, n); "

@@ -71,3 +71,19 @@ def test_broadcast_and_alltoall_move_the_right_numbers(p):
     for s in (broadcast(p, 1e6, chunks=3, root=p - 1), alltoall(p, 1e6)):
         out, want = run(s, x), reference(s, x)
         np.testing.assert_array_equal(out[~np.isnan(want)], want[~np.isnan(want)])
+
+
+@pytest.mark.parametrize("bad, match", [
+    (None, "arrays is None"),
+    (np.ones((3, 4), dtype=bool), "real numbers"),
+    (np.ones((3, 4), dtype=complex), "real numbers"),
+    (np.array([[1, "a", 2.0, 3]] * 3, dtype=object), "real numbers"),
+])
+def test_none_bool_complex_and_object_inputs_are_refused(bad, match):
+    with pytest.raises(ValueError, match=match):
+        run(allreduce(3, 32), bad)
+
+
+def test_integer_inputs_are_summed_exactly():
+    x = np.arange(12).reshape(3, 4)
+    assert run(allreduce(3, 32), x)[1].tolist() == [12.0, 15.0, 18.0, 21.0]
