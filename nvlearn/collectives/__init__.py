@@ -9,6 +9,10 @@ rank per GPU, and switch / GPU names come from the topology) and return a
     allreduce(topology_or_ranks, n_bytes, algorithm="ring", chunks=1)
     reduce_scatter(...), allgather(...), broadcast(..., root=0), alltoall(...)
 
+On a multi-node Topology the ring runs NCCL-like channels, one per rail NIC, laid out so
+that every NIC works (``channels=``; :mod:`~nvlearn.collectives.channels`); on a rank
+count or one node it is the single ring ``0 -> 1 -> ... -> p-1``.
+
 :data:`ALGORITHMS` lists the algorithm names per collective; :func:`supports` /
 :data:`RANK_RULES` say which rank counts each handles. An unknown name, or a rank count the
 algorithm cannot do, raises ValueError saying what is available.
@@ -33,7 +37,8 @@ modules; ``*_textbook`` / ``*_ideal`` functions give the classic formulas for co
 
 One file per algorithm (:mod:`~nvlearn.collectives.ring`, ``tree``, ``double_binary_tree``,
 ``recursive_doubling``, ``rabenseifner``, ``nvls``, ``hierarchical``, ``pipeline``,
-``direct``, ``alltoall_ring``); :mod:`~nvlearn.collectives.metrics` has algbw/busbw and
+``direct``, ``alltoall_ring``); :mod:`~nvlearn.collectives.channels` lays channels out
+across rails; :mod:`~nvlearn.collectives.metrics` has algbw/busbw and
 :mod:`~nvlearn.collectives.volume` per-rank traffic.
 """
 
@@ -44,6 +49,14 @@ from nvlearn.collectives.alltoall_ring import (
     direct_alltoall_time,
     ring_alltoall,
     ring_alltoall_time,
+)
+from nvlearn.collectives.channels import (
+    channel_ring,
+    default_channels,
+    node_groups,
+    rank_rails,
+    ring_orders,
+    tree_chains,
 )
 from nvlearn.collectives.direct import direct_alltoall
 from nvlearn.collectives.double_binary_tree import (
@@ -82,7 +95,7 @@ from nvlearn.collectives.recursive_doubling import (
     recursive_doubling_time,
     recursive_doubling_time_textbook,
 )
-from nvlearn.collectives.ring import ring_schedule, ring_time
+from nvlearn.collectives.ring import channel_ring_schedule, ring_schedule, ring_time
 from nvlearn.collectives.tree import (
     binary_tree,
     tree_allreduce,
@@ -106,8 +119,11 @@ __all__ = [
     "busbw_factor",
     "chain_broadcast",
     "chain_broadcast_time",
+    "channel_ring",
+    "channel_ring_schedule",
     "check_supported",
     "cost",
+    "default_channels",
     "direct_alltoall",
     "direct_alltoall_time",
     "double_binary_tree_allreduce",
@@ -116,6 +132,7 @@ __all__ = [
     "double_binary_trees",
     "hierarchical_allreduce",
     "hierarchical_time",
+    "node_groups",
     "nvls_allgather",
     "nvls_allreduce",
     "nvls_phase_time",
@@ -127,6 +144,7 @@ __all__ = [
     "rabenseifner_time",
     "rabenseifner_time_textbook",
     "rank_groups",
+    "rank_rails",
     "recursive_doubling_allgather",
     "recursive_doubling_allgather_time",
     "recursive_doubling_allreduce",
@@ -137,6 +155,7 @@ __all__ = [
     "reduce_scatter",
     "ring_alltoall",
     "ring_alltoall_time",
+    "ring_orders",
     "ring_schedule",
     "ring_time",
     "supports",
@@ -145,6 +164,7 @@ __all__ = [
     "tree_allreduce_time_textbook",
     "tree_broadcast",
     "tree_broadcast_time",
+    "tree_chains",
 ]
 
 #: Algorithms available per collective.
@@ -240,8 +260,15 @@ def _nvls_switches(topology_or_ranks, p: int) -> tuple[tuple[str, float], ...]:
     return (("switch", 1.0),) if topo is None else nvswitch_planes(topo, range(p))
 
 
+def _only_ring_channels(algorithm: str, channels, with_channels=("ring",)) -> None:
+    if channels is not None and algorithm not in with_channels:
+        raise ValueError(f"channels applies only to algorithm in {with_channels}, "
+                         f"not {algorithm!r}")
+
+
 def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1, *,
-              ranks_per_node: int | None = None, intra: str = "ring") -> Schedule:
+              ranks_per_node: int | None = None, intra: str = "ring",
+              channels: int | None = None) -> Schedule:
     """All-reduce (sum) of an ``n_bytes`` buffer on every rank.
 
     Parameters
@@ -261,6 +288,11 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
         Hierarchical only: GPUs per node (default: from the Topology's boxes).
     intra : {"ring", "nvls"}
         Hierarchical only: the algorithm inside a node.
+    channels : int, optional
+        Ring only: rings run at once, each on ``1/channels`` of the buffer, laid out across
+        the rails of a multi-node Topology (:mod:`~nvlearn.collectives.channels`). None: one
+        per rail NIC of a node on a multi-node Topology with rails, else 1 (the ring
+        ``0 -> 1 -> ... -> p-1``).
 
     Examples
     --------
@@ -272,9 +304,10 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
     p = _checked_ranks("allreduce", algorithm, topology_or_ranks)
     if algorithm != "hierarchical" and (ranks_per_node is not None or intra != "ring"):
         raise ValueError("ranks_per_node and intra apply only to algorithm='hierarchical'")
+    _only_ring_channels(algorithm, channels)
     topo = _topology(topology_or_ranks)
     if algorithm == "ring":
-        return ring_schedule("allreduce", p, n_bytes, chunks)
+        return channel_ring("allreduce", topology_or_ranks, n_bytes, chunks, channels)
     if algorithm == "tree":
         return tree_allreduce(p, n_bytes, chunks)
     if algorithm == "double_binary_tree":
@@ -294,11 +327,12 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
 
 
 def reduce_scatter(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
-                   chunks: int = 1) -> Schedule:
+                   chunks: int = 1, *, channels: int | None = None) -> Schedule:
     """Reduce-scatter: rank r ends with the sum of block r. ``n_bytes`` is the total array.
 
     Algorithms: "ring" (any p), "recursive_halving" (p a power of two), "nvls" (the
-    NVSwitch adds; one NVSwitch domain, planes from a Topology).
+    NVSwitch adds; one NVSwitch domain, planes from a Topology). ``channels``: as in
+    :func:`allreduce` (ring only).
 
     Examples
     --------
@@ -306,20 +340,22 @@ def reduce_scatter(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     12
     """
     p = _checked_ranks("reduce_scatter", algorithm, topology_or_ranks)
+    _only_ring_channels(algorithm, channels)
     if algorithm == "recursive_halving":
         return recursive_halving_reduce_scatter(p, n_bytes, chunks)
     if algorithm == "nvls":
         return nvls_reduce_scatter(p, n_bytes, chunks,
                                    switches=_nvls_switches(topology_or_ranks, p))
-    return ring_schedule("reduce_scatter", p, n_bytes, chunks)
+    return channel_ring("reduce_scatter", topology_or_ranks, n_bytes, chunks, channels)
 
 
 def allgather(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
-              chunks: int = 1) -> Schedule:
+              chunks: int = 1, *, channels: int | None = None) -> Schedule:
     """All-gather: every rank ends with every rank's block. ``n_bytes`` is the total array.
 
     Algorithms: "ring" (any p), "recursive_doubling" (p a power of two), "nvls" (NVSwitch
-    multicast; one NVSwitch domain, planes from a Topology).
+    multicast; one NVSwitch domain, planes from a Topology). ``channels``: as in
+    :func:`allreduce` (ring only).
 
     Examples
     --------
@@ -327,11 +363,12 @@ def allgather(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     12
     """
     p = _checked_ranks("allgather", algorithm, topology_or_ranks)
+    _only_ring_channels(algorithm, channels)
     if algorithm == "recursive_doubling":
         return recursive_doubling_allgather(p, n_bytes, chunks)
     if algorithm == "nvls":
         return nvls_allgather(p, n_bytes, chunks, switches=_nvls_switches(topology_or_ranks, p))
-    return ring_schedule("allgather", p, n_bytes, chunks)
+    return channel_ring("allgather", topology_or_ranks, n_bytes, chunks, channels)
 
 
 def broadcast(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1,

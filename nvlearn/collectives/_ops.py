@@ -54,15 +54,15 @@ class OpTable:
         self._ops: list[tuple[np.ndarray, ...]] = []
         self._deps: list[tuple[np.ndarray, np.ndarray, int]] = []
 
-    def add(self, src, dst, chunk, kind: int) -> np.ndarray:
-        """Append ops (arrays broadcast together); returns their ids in the same shape."""
-        src, dst, chunk = np.broadcast_arrays(
+    def add(self, src, dst, chunk, kind) -> np.ndarray:
+        """Append ops (arrays, ``kind`` too, broadcast together); returns their ids in the
+        same shape."""
+        src, dst, chunk, kind = np.broadcast_arrays(
             np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
-            np.asarray(chunk, dtype=np.int64),
+            np.asarray(chunk, dtype=np.int64), np.asarray(kind, dtype=np.int8),
         )
         ids = np.arange(self.n, self.n + src.size, dtype=np.int64).reshape(src.shape)
-        self._ops.append((src.ravel(), dst.ravel(), chunk.ravel(),
-                          np.full(src.size, kind, dtype=np.int8)))
+        self._ops.append((src.ravel(), dst.ravel(), chunk.ravel(), kind.ravel()))
         self.n += src.size
         return ids
 

@@ -7,7 +7,10 @@ segment ``l`` (``n/q`` bytes) of the buffer.
    NVSwitch — leaves local rank ``l`` with its node's sum of segment ``l``.
 2. Across nodes, the ``G`` GPUs with the same local rank ``l`` all-reduce segment ``l`` with a
    ring (reduce-scatter + all-gather over ``G`` blocks) — the "rail" rings of NCCL's
-   multi-node algorithms, where GPU ``l`` of every node shares NIC rail ``l``.
+   multi-node algorithms, where GPU ``l`` of every node shares NIC rail ``l``. So on
+   :func:`~nvlearn.topology.ib_cluster` the ``q`` rings already use every rail, each on its
+   own (no spine, every NIC equally loaded): unlike a flat ring they need no channel layout
+   (:mod:`~nvlearn.collectives.channels`).
 3. Inside each node, an all-gather (ring or NVLS multicast) hands every GPU every segment.
 
 Each GPU sends ``n (q-1)/q`` twice inside its node but only ``2 (G-1)/G n/q`` across nodes:
@@ -40,8 +43,8 @@ import numpy as np
 
 from nvlearn.collectives._ops import OpTable, check_link, check_ranks, check_size
 from nvlearn.collectives.nvls import _add_nvls, _check_switches, nvls_phase_time
-from nvlearn.collectives.ring import ring_time
-from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule
+from nvlearn.collectives.ring import add_rings, ring_time
+from nvlearn.schedule import Schedule
 
 INTRA = ("ring", "nvls")
 
@@ -83,47 +86,6 @@ def rank_groups(n_ranks: int, ranks_per_node: int | None = None, topology=None) 
         )
     rank = np.arange(p)
     return np.stack([rank[inverse == b] for b in order])
-
-
-def _add_rings(ops: OpTable, rings: np.ndarray, segs: np.ndarray, part: str,
-               entry: np.ndarray | None = None) -> np.ndarray:
-    """Add pipelined ring phases on several disjoint rings at once.
-
-    Parameters
-    ----------
-    rings : (R, m) ranks of each ring, in ring order (m >= 2).
-    segs : (R, m, S) chunk ids of segment ``g`` of ring ``i``, in send order; after a
-        reduce-scatter position ``x`` holds segment ``x`` (as in :mod:`~nvlearn.collectives.ring`).
-    part : "reduce_scatter", "allgather" or "allreduce".
-    entry : (R, m, E) ops each position waits for (arrival) before its first send.
-
-    Returns
-    -------
-    (R, m) the last op arriving at each position.
-    """
-    R, m = rings.shape
-    S = segs.shape[2]
-    steps = []
-    if part in ("reduce_scatter", "allreduce"):
-        steps += [(-k - 1, OP_REDUCE) for k in range(m - 1)]
-    if part in ("allgather", "allreduce"):
-        steps += [(-k, OP_COPY) for k in range(m - 1)]
-    i = np.arange(R)[None, :, None]
-    x = np.arange(m)[None, None, :]
-    j = np.arange(S)[:, None, None]
-    prev = None
-    for shift, kind in steps:
-        seg = (x + shift) % m
-        ids = ops.add(rings[i, x], rings[i, (x + 1) % m], segs[i, seg, j], kind)  # (S, R, m)
-        ops.dep(ids[1:], ids[:-1], DEP_SENT)
-        if prev is None:
-            if entry is not None:
-                ops.dep(ids[0][:, :, None], entry, DEP_ARRIVAL)
-        else:
-            ops.dep(ids, prev[:, :, (np.arange(m) - 1) % m], DEP_ARRIVAL)
-            ops.dep(ids[0], prev[-1], DEP_SENT)
-        prev = ids
-    return prev[-1][:, (np.arange(m) - 1) % m]
 
 
 def _planes_per_group(switches, n_groups: int) -> list[tuple[tuple[str, float], ...]]:
@@ -189,7 +151,7 @@ def hierarchical_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
         if intra == "ring":
             segs = np.broadcast_to(C.reshape(q, -1)[None], (G, q, G * S * c))
             entry = None if entry_rank is None else entry_rank[grp]
-            out = _add_rings(ops, grp, segs, part, entry)
+            out = add_rings(ops, grp, segs, part, entry)
             res = np.full((p, 1), -1, dtype=np.int64)
             res[grp.ravel(), 0] = out.ravel()
             return res
@@ -211,7 +173,7 @@ def hierarchical_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
         rings = grp.T  # (q, G): the GPUs with local rank l, node by node
         segs = C.reshape(q, G, S * c)
         entry = None if exit_rank is None else exit_rank[rings]
-        out = _add_rings(ops, rings, segs, "allreduce", entry)
+        out = add_rings(ops, rings, segs, "allreduce", entry)
         exit_rank = np.full((p, 1), -1, dtype=np.int64)
         exit_rank[rings.ravel(), 0] = out.ravel()
     if q > 1:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from nvlearn.collectives._ops import OpTable
 from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule
 
 _STEPS = {"reduce_scatter": "rs", "allgather": "ag", "allreduce": "rs+ag"}
@@ -107,11 +108,7 @@ def ring_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int = 1
     elif collective == "allgather":
         owner[:] = seg_of_chunk
 
-    phases = []
-    if collective in ("reduce_scatter", "allreduce"):
-        phases += [(k, -k - 1, OP_REDUCE) for k in range(p - 1)]
-    if collective in ("allgather", "allreduce"):
-        phases += [(k, -k, OP_COPY) for k in range(p - 1)]
+    phases = _ring_steps(collective, p)
     K = len(phases)
     if K == 0:  # a single rank: nothing to move
         raise ValueError("a ring collective needs at least 2 ranks")
@@ -119,8 +116,8 @@ def ring_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int = 1
     # op index = (k * c + j) * p + r : step-major, then slot, then rank
     k_idx, j_idx, r_idx = np.meshgrid(np.arange(K), np.arange(c), np.arange(p), indexing="ij")
     k_idx, j_idx, r_idx = k_idx.ravel(), j_idx.ravel(), r_idx.ravel()
-    shift = np.array([ph[1] for ph in phases])[k_idx]
-    kind = np.array([ph[2] for ph in phases], dtype=np.int8)[k_idx]
+    shift = np.array([ph[0] for ph in phases])[k_idx]
+    kind = np.array([ph[1] for ph in phases], dtype=np.int8)[k_idx]
     seg = (r_idx + shift) % p
     src = r_idx
     dst = (r_idx + 1) % p
@@ -196,3 +193,109 @@ def ring_time(
     K = 2 * (p - 1) if collective == "allreduce" else p - 1
     s = n_bytes / (p * chunks * bw_per_dir)
     return (K - 1) * max(alpha + s, chunks * s) + chunks * s + alpha
+
+
+def _ring_steps(part: str, m: int) -> list[tuple[int, int]]:
+    """(segment shift, op kind) of each step of a ring ``part`` on ``m`` positions."""
+    if part not in _STEPS:
+        raise ValueError(f"ring builds {tuple(_STEPS)}, not {part!r}")
+    steps = []
+    if part in ("reduce_scatter", "allreduce"):
+        steps += [(-k - 1, OP_REDUCE) for k in range(m - 1)]
+    if part in ("allgather", "allreduce"):
+        steps += [(-k, OP_COPY) for k in range(m - 1)]
+    return steps
+
+
+def add_rings(ops: OpTable, rings: np.ndarray, segs: np.ndarray, part: str,
+              entry: np.ndarray | None = None, relay: np.ndarray | None = None) -> np.ndarray:
+    """Add pipelined ring phases on several rings at once (channels, or disjoint rings).
+
+    Parameters
+    ----------
+    ops : OpTable
+    rings : (R, m) ranks of each ring, in ring order (m >= 2).
+    segs : (R, m, S) chunk ids of segment ``x`` of ring ``i``, slot by slot; after a
+        reduce-scatter position ``x`` holds segment ``x`` (as :func:`ring_schedule`).
+    part : "reduce_scatter", "allgather" or "allreduce".
+    entry : (R, m, E) ops each position waits for (arrival) before its first send.
+    relay : (R, m) participant that relays the hop ``x -> x+1`` (NCCL's PXN), or -1.
+        A relayed hop is two ops: a copy into the relay, then the relay's send (same kind
+        as a direct hop); the relay forwards its slots in order, like a rank.
+
+    Returns
+    -------
+    (R, m) the last op arriving at each position.
+    """
+    R, m = rings.shape
+    i, x = np.arange(R)[None, :, None], np.arange(m)[None, None, :]
+    j = np.arange(segs.shape[2])[:, None, None]
+    nxt = rings[:, (np.arange(m) + 1) % m]
+    relay = np.full((R, m), -1) if relay is None else np.asarray(relay, dtype=np.int64)
+    hop = relay >= 0
+    ri, rx = np.nonzero(hop)
+    prev = None
+    for shift, kind in _ring_steps(part, m):
+        chunk = segs[i, (x + shift) % m, j]                                   # (S, R, m)
+        first = ops.add(rings, np.where(hop, relay, nxt), chunk, np.where(hop, OP_COPY, kind))
+        second = ops.add(relay[ri, rx][None], nxt[ri, rx][None], chunk[:, ri, rx], kind)
+        final = first.copy()
+        final[:, ri, rx] = second
+        ops.dep(first[1:], first[:-1], DEP_SENT)
+        ops.dep(second[1:], second[:-1], DEP_SENT)
+        ops.dep(second, first[:, ri, rx], DEP_ARRIVAL)
+        if prev is None:
+            if entry is not None:
+                ops.dep(first[0][:, :, None], entry, DEP_ARRIVAL)
+        else:
+            ops.dep(first, prev[2][:, :, (np.arange(m) - 1) % m], DEP_ARRIVAL)
+            ops.dep(first[0], prev[0][-1], DEP_SENT)
+            ops.dep(second[0], prev[1][-1], DEP_SENT)
+        prev = (first, second, final)
+    return prev[2][-1][:, (np.arange(m) - 1) % m]
+
+
+def channel_ring_schedule(collective: str, orders, n_bytes: float, chunks: int = 1,
+                          relay=None, relay_roles: tuple[str, ...] = ()) -> Schedule:
+    """A ring collective on several channels: channel ``i`` runs its own ring ``orders[i]``
+    over its own ``1/C`` of every rank's block (NCCL's channels; src/graph/connect.cc).
+
+    Parameters
+    ----------
+    collective : {"allreduce", "reduce_scatter", "allgather"}
+    orders : (C, p) array of int
+        Rank order of each channel's ring; each row a permutation of ``0 .. p-1``.
+    n_bytes, chunks
+        As :func:`ring_schedule` (``chunks`` slots per step and channel).
+    relay : (C, p) array of int, optional
+        Participant (>= p) relaying hop ``x -> x+1`` of channel ``i`` (PXN), or -1.
+    relay_roles : tuple of str
+        Topology node name of each relay participant ``p, p+1, ...``.
+
+    Chunk ``(r C + i) chunks + j`` is slot ``j`` of channel ``i``'s part of block ``r``, so
+    each rank's reduce-scatter result (all-gather input) is one contiguous block.
+
+    Examples
+    --------
+    >>> s = channel_ring_schedule("allreduce", [[0, 1, 2, 3], [2, 3, 0, 1]], 4e6)
+    >>> s.n_ops, float(s.bytes_sent()[0])          # 2 channels x 6 steps x 4 ranks
+    (48, 6000000.0)
+    """
+    orders = np.asarray(orders, dtype=np.int64)
+    if orders.ndim != 2 or orders.shape[1] < 2 or np.any(
+            np.sort(orders, axis=1) != np.arange(orders.shape[1])):
+        raise ValueError("orders must be a (channels, p) array, each row a permutation of "
+                         "the ranks 0 .. p-1 (p >= 2)")
+    C, p = orders.shape
+    _check(p, n_bytes, chunks)
+    c = int(chunks)
+    block_chunks = (orders * C + np.arange(C)[:, None])[:, :, None] * c + np.arange(c)
+    ops = OpTable()
+    add_rings(ops, orders, block_chunks, collective, relay=relay)
+    block = np.repeat(np.arange(p), C * c)
+    everyone = np.full(p * C * c, -1)
+    return ops.schedule(collective, "ring", p, n_bytes, np.linspace(0.0, 1.0, p * C * c + 1),
+                        block if collective == "allgather" else everyone,
+                        block if collective == "reduce_scatter" else everyone,
+                        participant_role=tuple(relay_roles),
+                        meta={"chunks": c, "channels": C, "orders": orders.tolist()})
