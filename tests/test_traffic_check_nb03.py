@@ -4,14 +4,16 @@ from nvlearn.check import nb03
 
 
 def test_incast_time_ms():
-    assert nb03.incast_time_ms(36.27).ok            # 255 x 64 MB / 450 GB/s
-    assert not nb03.incast_time_ms(18.13).ok        # 900 GB/s: both directions added
+    assert nb03.incast_time_ms(608.45).ok           # 255 x 1 GiB / 450 GB/s
+    assert not nb03.incast_time_ms(304.2).ok        # 900 GB/s: both directions added
+    assert not nb03.incast_time_ms(567).ok          # 1 GB, not 1 GiB
 
 
-def test_static_pod_flow_gbs():
-    assert nb03.static_pod_flow_gbs(50).ok          # 2 NVLinks to one L2 chip
-    assert nb03.static_pod_flow_gbs("400 Gb/s").ok
-    assert not nb03.static_pod_flow_gbs(125).ok     # the first hop, not the narrowest
+def test_colliding_pod_flows_gbs():
+    assert nb03.colliding_pod_flows_gbs(6.25).ok    # 2 NVLinks to one L2 chip, 8 flows
+    assert nb03.colliding_pod_flows_gbs("50 Gb/s").ok
+    assert not nb03.colliding_pod_flows_gbs(50).ok  # one flow alone on the path
+    assert not nb03.colliding_pod_flows_gbs(15.6).ok  # the first hop, not the narrowest
 
 
 def test_expected_idle_uplinks():
@@ -25,25 +27,27 @@ def test_ndr_bisection_ratio():
 
 
 def test_l2_switches_at_taper():
-    assert nb03.l2_switches_at_taper(24).ok
+    assert nb03.l2_switches_at_taper(14).ok         # 144 / 2.5 -> 14 whole cables of 4
+    assert not nb03.l2_switches_at_taper(14.4).ok   # cables come whole
     assert not nb03.l2_switches_at_taper(18).ok
 
 
-def test_why_256():
-    assert nb03.why_256("ports").ok
-    assert not nb03.why_256("reach").ok
-    assert "choose one of" in nb03.why_256("magic").message
+def test_max_gpus_with_more_cages():
+    assert nb03.max_gpus_with_more_cages(384).ok    # 48 nodes x 8 GPUs
+    assert not nb03.max_gpus_with_more_cages(48).ok  # nodes, not GPUs
+    assert not nb03.max_gpus_with_more_cages(256).ok
 
 
-def test_fifo_switch_throughput():
-    assert nb03.fifo_switch_throughput(0.586).ok
-    assert not nb03.fifo_switch_throughput(1.0).ok
+def test_fifo_switch_loss():
+    assert nb03.fifo_switch_loss(0.414).ok          # sqrt(2) - 1
+    assert not nb03.fifo_switch_loss(0.586).ok      # what it delivers, not what it loses
 
 
 def test_hints_do_not_give_the_answer():
-    for check, wrong in [(nb03.incast_time_ms, 1), (nb03.static_pod_flow_gbs, 1),
+    for check, wrong in [(nb03.incast_time_ms, 1), (nb03.colliding_pod_flows_gbs, 1),
                          (nb03.expected_idle_uplinks, 1), (nb03.ndr_bisection_ratio, 1),
-                         (nb03.l2_switches_at_taper, 1), (nb03.fifo_switch_throughput, 0.1)]:
+                         (nb03.l2_switches_at_taper, 1), (nb03.max_gpus_with_more_cages, 1),
+                         (nb03.fifo_switch_loss, 0.1)]:
         message = check(wrong).message
-        for answer in ("36.3", "36.27", "50 GB", "11.6", "4.5", "24", "0.586"):
+        for answer in ("608", "6.25", "11.6", "4.5", "14", "384", "0.414"):
             assert answer not in message
