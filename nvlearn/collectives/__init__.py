@@ -19,7 +19,7 @@ algorithm cannot do, raises ValueError saying what is available.
 
 ==================  ==========================================================  ===========
 allreduce           ring, tree, double_binary_tree, recursive_doubling,          see
-                    rabenseifner, nvls, hierarchical                             RANK_RULES
+                    rabenseifner, nvls, hierarchical, nccl_tree                  RANK_RULES
 reduce_scatter      ring, recursive_halving, nvls
 allgather           ring, recursive_doubling, nvls
 broadcast           ring (pipelined chain), tree
@@ -36,13 +36,15 @@ latency, the simulator's fluid model — exactly as :func:`nvlearn.sim.simulate`
 modules; ``*_textbook`` / ``*_ideal`` functions give the classic formulas for comparison.
 
 One file per algorithm (:mod:`~nvlearn.collectives.ring`, ``tree``, ``double_binary_tree``,
-``recursive_doubling``, ``rabenseifner``, ``nvls``, ``hierarchical``, ``pipeline``,
-``direct``, ``alltoall_ring``); :mod:`~nvlearn.collectives.channels` lays channels out
-across rails; :mod:`~nvlearn.collectives.metrics` has algbw/busbw and
+``recursive_doubling``, ``rabenseifner``, ``nvls``, ``hierarchical``, ``nccl_tree``,
+``pipeline``, ``direct``, ``alltoall_ring``); :mod:`~nvlearn.collectives.channels` lays
+channels out across rails; :mod:`~nvlearn.collectives.metrics` has algbw/busbw and
 :mod:`~nvlearn.collectives.volume` per-rank traffic.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from nvlearn.collectives._ops import is_power_of_two
 from nvlearn.collectives.alltoall_ring import (
@@ -52,6 +54,7 @@ from nvlearn.collectives.alltoall_ring import (
 )
 from nvlearn.collectives.channels import (
     channel_ring,
+    check_channels,
     default_channels,
     node_groups,
     rank_rails,
@@ -71,6 +74,11 @@ from nvlearn.collectives.hierarchical import (
     rank_groups,
 )
 from nvlearn.collectives.metrics import algbw, busbw, busbw_factor
+from nvlearn.collectives.nccl_tree import (
+    nccl_tree_allreduce,
+    nccl_tree_parents,
+    nccl_tree_time,
+)
 from nvlearn.collectives.nvls import (
     nvls_allgather,
     nvls_allreduce,
@@ -132,6 +140,9 @@ __all__ = [
     "double_binary_trees",
     "hierarchical_allreduce",
     "hierarchical_time",
+    "nccl_tree_allreduce",
+    "nccl_tree_parents",
+    "nccl_tree_time",
     "node_groups",
     "nvls_allgather",
     "nvls_allreduce",
@@ -170,7 +181,7 @@ __all__ = [
 #: Algorithms available per collective.
 ALGORITHMS: dict[str, tuple[str, ...]] = {
     "allreduce": ("ring", "tree", "double_binary_tree", "recursive_doubling", "rabenseifner",
-                  "nvls", "hierarchical"),
+                  "nvls", "hierarchical", "nccl_tree"),
     "reduce_scatter": ("ring", "recursive_halving", "nvls"),
     "allgather": ("ring", "recursive_doubling", "nvls"),
     "broadcast": ("ring", "tree"),
@@ -186,6 +197,7 @@ RANK_RULES: dict[tuple[str, str], str] = {
     for coll, algos in ALGORITHMS.items() for algo in algos
 }
 RANK_RULES[("allreduce", "hierarchical")] = "any p >= 2 split into equal nodes"
+RANK_RULES[("allreduce", "nccl_tree")] = "any p >= 2 (one node, or equal nodes)"
 
 
 def _check_algorithm(collective: str, algorithm: str) -> None:
@@ -266,6 +278,18 @@ def _only_ring_channels(algorithm: str, channels, with_channels=("ring",)) -> No
                          f"not {algorithm!r}")
 
 
+def _nccl_tree(topology_or_ranks, p: int, n_bytes: float, chunks: int,
+               ranks_per_node: int | None, channels: int | None) -> Schedule:
+    """NCCL's tree on the Topology's nodes (or ``ranks_per_node``; one node by default)."""
+    topo = _topology(topology_or_ranks)
+    if ranks_per_node is not None:
+        groups = rank_groups(p, ranks_per_node)
+    else:
+        groups = np.arange(p)[None, :] if topo is None else node_groups(topo, p)
+    c = check_channels(channels) or default_channels(topology_or_ranks)
+    return nccl_tree_allreduce(p, n_bytes, chunks, groups=groups, channels=c)
+
+
 def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1, *,
               ranks_per_node: int | None = None, intra: str = "ring",
               channels: int | None = None) -> Schedule:
@@ -280,19 +304,21 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
         Per-rank buffer in bytes.
     algorithm : str
         One of ``ALGORITHMS["allreduce"]``: "ring", "tree", "double_binary_tree",
-        "recursive_doubling", "rabenseifner", "nvls", "hierarchical".
+        "recursive_doubling", "rabenseifner", "nvls", "hierarchical", "nccl_tree" (NCCL's
+        Tree: chains inside nodes, a double binary tree across them).
     chunks : int
         Pipeline depth: slots per step (ring), pieces per tree, slots per block
         (Rabenseifner, hierarchical) or per shard (NVLS).
     ranks_per_node : int, optional
-        Hierarchical only: GPUs per node (default: from the Topology's boxes).
+        Hierarchical and nccl_tree: GPUs per node (default: from the Topology's boxes; for
+        nccl_tree on a rank count, one node).
     intra : {"ring", "nvls"}
         Hierarchical only: the algorithm inside a node.
     channels : int, optional
-        Ring only: rings run at once, each on ``1/channels`` of the buffer, laid out across
-        the rails of a multi-node Topology (:mod:`~nvlearn.collectives.channels`). None: one
-        per rail NIC of a node on a multi-node Topology with rails, else 1 (the ring
-        ``0 -> 1 -> ... -> p-1``).
+        Ring and nccl_tree: rings (tree pairs) run at once, each on its share of the
+        buffer, laid out across the rails of a multi-node Topology
+        (:mod:`~nvlearn.collectives.channels`). None: one per rail NIC of a node on a
+        multi-node Topology with rails, else 1 (the ring ``0 -> 1 -> ... -> p-1``).
 
     Examples
     --------
@@ -302,10 +328,14 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
     112
     """
     p = _checked_ranks("allreduce", algorithm, topology_or_ranks)
-    if algorithm != "hierarchical" and (ranks_per_node is not None or intra != "ring"):
-        raise ValueError("ranks_per_node and intra apply only to algorithm='hierarchical'")
-    _only_ring_channels(algorithm, channels)
+    if (intra != "ring" and algorithm != "hierarchical") or (
+            ranks_per_node is not None and algorithm not in ("hierarchical", "nccl_tree")):
+        raise ValueError("ranks_per_node and intra apply only to algorithm='hierarchical' "
+                         "(ranks_per_node also to 'nccl_tree')")
+    _only_ring_channels(algorithm, channels, ("ring", "nccl_tree"))
     topo = _topology(topology_or_ranks)
+    if algorithm == "nccl_tree":
+        return _nccl_tree(topology_or_ranks, p, n_bytes, chunks, ranks_per_node, channels)
     if algorithm == "ring":
         return channel_ring("allreduce", topology_or_ranks, n_bytes, chunks, channels)
     if algorithm == "tree":
@@ -441,6 +471,7 @@ def cost(collective: str, algorithm: str, n_ranks: int, n_bytes: float, bw_per_d
         ("allreduce", "recursive_doubling"): recursive_doubling_time,
         ("allreduce", "rabenseifner"): rabenseifner_time,
         ("allreduce", "nvls"): nvls_time,
+        ("allreduce", "nccl_tree"): nccl_tree_time,
         ("reduce_scatter", "nvls"): nvls_phase_time,
         ("allgather", "nvls"): nvls_phase_time,
         ("reduce_scatter", "recursive_halving"): recursive_halving_time,

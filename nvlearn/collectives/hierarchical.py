@@ -88,6 +88,16 @@ def rank_groups(n_ranks: int, ranks_per_node: int | None = None, topology=None) 
     return np.stack([rank[inverse == b] for b in order])
 
 
+def check_groups(groups, n_ranks: int) -> np.ndarray:
+    """``groups`` as a (nodes, ranks per node) int array holding each rank once, or
+    ValueError."""
+    grp = np.asarray(groups, dtype=np.int64)
+    p = int(n_ranks)
+    if grp.ndim != 2 or grp.size != p or not np.array_equal(np.sort(grp.ravel()), np.arange(p)):
+        raise ValueError(f"groups must be a (nodes, ranks per node) array of the ranks 0..{p - 1}")
+    return grp
+
+
 def _planes_per_group(switches, n_groups: int) -> list[tuple[tuple[str, float], ...]]:
     if switches is None:
         switches = (("switch", 1.0),)
@@ -133,10 +143,7 @@ def hierarchical_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
     check_size(n_bytes, chunks)
     if intra not in INTRA:
         raise ValueError(f"intra must be one of {INTRA}, got {intra!r}")
-    grp = (rank_groups(p, ranks_per_node) if groups is None
-           else np.asarray(groups, dtype=np.int64))
-    if grp.ndim != 2 or grp.size != p or not np.array_equal(np.sort(grp.ravel()), np.arange(p)):
-        raise ValueError(f"groups must be a (nodes, ranks per node) array of the ranks 0..{p - 1}")
+    grp = rank_groups(p, ranks_per_node) if groups is None else check_groups(groups, p)
     G, q = grp.shape
     c = int(chunks)
     planes = _planes_per_group(switches, G) if intra == "nvls" and q > 1 else [(("", 1.0),)] * G

@@ -16,6 +16,8 @@ The buffer is cut into ``chunks`` pieces that flow through the tree one after an
   ``j`` has arrived. The two children of a parent send chunk ``j`` *together* — each waits
   until its sibling is ready too — so they share the parent's incoming link, each at half
   rate, and both finish together (the parent accepts both inputs of one chunk at once).
+  (NCCL's tree gives a node up to three children, :data:`MAX_TREE_ARITY`; they go together
+  the same way.)
 * Broadcast: the root starts once it holds the complete sum of the *last* chunk (the two
   phases do not overlap; NCCL overlaps them chunk by chunk, see below); a node sends chunk
   ``j`` to both children at once — sharing its outgoing link — as soon as chunk ``j`` has
@@ -80,8 +82,15 @@ def binary_tree(n_ranks: int) -> np.ndarray:
     return np.where(up == 0, -1, up - 1)
 
 
-def tree_children(parent: np.ndarray) -> np.ndarray:
-    """Children of each node, shape (p, 2), padded with -1 (smaller rank first).
+#: Most children a tree node may have: NCCL's NCCL_MAX_TREE_ARITY (src/include/device.h) —
+#: a node's next GPU in its chain plus two child nodes (:mod:`~nvlearn.collectives.nccl_tree`).
+MAX_TREE_ARITY = 3
+
+
+def tree_children(parent: np.ndarray, max_children: int = 2) -> np.ndarray:
+    """Children of each node, shape (p, max_children), padded with -1 (smaller rank first).
+
+    ValueError if a node has more than ``max_children`` (2: a binary tree).
 
     Examples
     --------
@@ -90,13 +99,14 @@ def tree_children(parent: np.ndarray) -> np.ndarray:
     """
     parent = np.asarray(parent, dtype=np.int64)
     p = parent.size
-    out = np.full((p, 2), -1, dtype=np.int64)
+    out = np.full((p, max_children), -1, dtype=np.int64)
     kids = np.flatnonzero(parent >= 0)
     count = np.zeros(p, dtype=np.int64)
     for v in kids:  # at most p - 1 entries
         u = parent[v]
-        if count[u] >= 2:
-            raise ValueError(f"node {u} has more than two children; not a binary tree")
+        if count[u] >= max_children:
+            raise ValueError(f"node {u} has more than {max_children} children"
+                             + ("; not a binary tree" if max_children == 2 else ""))
         out[u, count[u]] = v
         count[u] += 1
     return out
@@ -132,13 +142,14 @@ def _root(parent: np.ndarray) -> int:
 def _add_reduce(ops: OpTable, parent: np.ndarray, chunks: np.ndarray) -> np.ndarray:
     """Pipelined reduce towards the root; returns op ids U[j, v] (-1 for the root)."""
     p, c = parent.size, chunks.size
-    kids = tree_children(parent)
+    kids = tree_children(parent, MAX_TREE_ARITY)
     nodes = np.flatnonzero(parent >= 0)
     nodes = nodes[np.argsort(-tree_depth(parent)[nodes], kind="stable")]  # deepest first
     U = np.full((c, p), -1, dtype=np.int64)
     U[:, nodes] = ops.add(nodes[None, :], parent[nodes][None, :], chunks[:, None], OP_REDUCE)
-    sibs = kids[parent[nodes]]                       # (m, 2): v and its sibling
-    grand = np.where(sibs[:, :, None] >= 0, kids[np.maximum(sibs, 0)], -1).reshape(-1, 4)
+    sibs = kids[parent[nodes]]                       # (m, arity): v and its siblings
+    grand = np.where(sibs[:, :, None] >= 0, kids[np.maximum(sibs, 0)], -1)
+    grand = grand.reshape(nodes.size, -1)
     for j in range(c):
         # chunk j of both siblings' subtrees has arrived: the pair starts together
         ops.dep(U[j, nodes][:, None], np.where(grand >= 0, U[j, np.maximum(grand, 0)], -1),
@@ -159,7 +170,7 @@ def _add_broadcast(ops: OpTable, parent: np.ndarray, chunks: np.ndarray,
     """
     p, c = parent.size, chunks.size
     root = _root(parent)
-    kids = tree_children(parent)
+    kids = tree_children(parent, MAX_TREE_ARITY)
     nodes = np.flatnonzero(parent >= 0)
     nodes = nodes[np.argsort(tree_depth(parent)[nodes], kind="stable")]  # shallowest first
     D = np.full((c, p), -1, dtype=np.int64)
