@@ -32,9 +32,11 @@ order ends the node's visit at a GPU on the entry's rail instead, and no relay i
 Why PXN rather than orders that avoid it (entering node ``m + 1`` at the GPU that node
 ``m`` left from, so the entry shifts from node to node): NCCL builds one intra-node order per
 channel, the same in every node, so it cannot shift; the PXN copy is what it does instead.
-The cost: every GPU's NVLink carries one more flow (``q`` instead of ``q - 1`` per channel
-set, 400 of 450 GB/s per direction at the NIC rate with 8 channels), and a relayed slot
-takes one more pipeline stage; neither limits the ring while NVLink is faster than a NIC.
+The cost: with ``C = q`` channels every GPU sends ``q`` NVLink flows instead of ``q - 1``
+(its ring hops plus one relay copy), each at the NIC's rate — 8/9 of its NVLink per
+direction in the ``wire`` model, where the NICs stay the limit — and a relayed slot takes
+one more pipeline stage, which chunking hides. In the ``achievable`` model NVLink runs at
+NCCL's lower per-link rate and becomes the limit, a few per cent below the NICs' bound.
 
 Each NIC then sends one channel and receives one, every channel's inter-node traffic stays
 on its rail (leaf only, no spine for up to 32 nodes), and the ring's bound is
