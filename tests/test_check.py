@@ -48,3 +48,19 @@ def test_bad_exercise_definitions_raise_for_the_author():
 def test_choice():
     assert verify_choice(" Tree ", "tree", choices=("ring", "tree"), hint="h").ok
     assert not verify_choice("ring", "tree", choices=("ring", "tree"), hint="h").ok
+
+
+def test_answer_parsing_does_not_backtrack_catastrophically():
+    """10^5 digits then junk is refused at once. The old pattern re-split the digits between
+    number and unit (about 140 s at this length, growing as n^2); run in a child process
+    with a hang guard 5 orders of magnitude above the linear parser's milliseconds."""
+    import subprocess
+    import sys
+
+    code = ("from nvlearn.check import verify\n"
+            "n = 10**5\n"
+            "print(verify('1' * n + ' x y', 1.0, unit='1', hint='h').ok,\n"
+            "      verify('9' * n + 'e' * n, 1.0, unit='1', hint='h').ok)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split()
+    assert out == ["False", "False"]

@@ -28,7 +28,10 @@ from numbers import Real
 
 from nvlearn import units
 
-_ANSWER_RE = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(\S+)?\s*$")
+# Linear time, even when the match fails: the number is an atomic group (Python 3.11+), so a
+# long run of digits is never re-split between the number and the unit (the old pattern took
+# seconds for a thousand digits followed by junk, and grew as the square).
+_ANSWER_RE = re.compile(r"^\s*((?>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?))\s*(\S+)?\s*$")
 
 
 @dataclass(frozen=True)
