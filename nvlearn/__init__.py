@@ -39,6 +39,7 @@ _SUBMODULES = (
     "fabric_math",
     "memory_semantics",
     "moe",
+    "parallelism",
     # presentation
     "plots",
     "widgets",
@@ -58,6 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover
         memory_semantics,
         moe,
         numerics,
+        parallelism,
         plots,
         schedule,
         serdes,
