@@ -40,6 +40,7 @@ _SUBMODULES = (
     "memory_semantics",
     "moe",
     "parallelism",
+    "straggle",
     # presentation
     "plots",
     "widgets",
@@ -66,6 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover
         sgd,
         sim,
         specs,
+        straggle,
         topology,
         traffic,
         tuner,
