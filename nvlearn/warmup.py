@@ -16,7 +16,6 @@ True
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -34,7 +33,9 @@ _PKG = Path(__file__).resolve().parent
 def _cache_dirs(module: Path) -> list[Path]:
     """Where numba caches ``module``'s kernels: ``__pycache__`` beside it, or — when
     ``NUMBA_CACHE_DIR`` is set — ``<dir>/<folder name>_<hash of its path>``."""
-    root = os.environ.get("NUMBA_CACHE_DIR")
+    from nvlearn._jit import numba  # numba read NUMBA_CACHE_DIR when it was imported
+
+    root = numba.config.CACHE_DIR
     if root:
         return sorted(Path(root).glob(f"{module.parent.name}_*"))
     return [module.parent / "__pycache__"]

@@ -8,7 +8,8 @@ import nvlearn._jit as jit
 
 
 def test_readonly_package_sends_the_cache_to_the_user_cache(monkeypatch, tmp_path):
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "")       # so that undo removes what the code sets
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(jit.os, "access", lambda path, mode: False)
     jit._choose_cache_dir()

@@ -100,11 +100,8 @@ def test_uncontended_switch_agrees_with_the_tuner_within_5_percent(dgx):
     depth the achievable closed form picks (ring: one slot per step)."""
     t = tuner.tune("allreduce", dgx)
     sizes = 2.0 ** np.arange(2, 34)
-    rows = {"ring": "ring", "nvls": "nvls"}
-    if "nccl_tree" in collectives.ALGORITHMS["allreduce"]:
-        rows["nccl_tree"] = "tree"
-    if "nccl_tree" not in tuner.VARIANTS and "nccl_tree" in rows:
-        rows.pop("nccl_tree")
+    rows = {"ring": "ring", "nccl_tree": "tree", "nvls": "nvls"}     # schedule -> NCCL
+    assert tuner.BUILDERS == {v: k for k, v in rows.items()} | {"nvls_tree": "hierarchical"}
     sw = tuner.simulated_sweep(dgx, sizes, list(rows))
     for algo, row in rows.items():
         ratio = sw.row(algo) / t.algorithm_times(row, sizes)
@@ -141,11 +138,11 @@ FABRICS = {
     "ib": lambda: ib_cluster(2),
     "pod": lambda: nvlink_pod(2),
 }
-CASES = [("allreduce", a) for a in ("ring", "tree", "double_binary_tree",
+CASES = [("allreduce", a) for a in ("ring", "tree", "double_binary_tree", "nccl_tree",
                                     "recursive_doubling", "rabenseifner", "nvls",
                                     "hierarchical")] + [
-    ("allgather", "ring"), ("reduce_scatter", "ring"), ("alltoall", "direct"),
-    ("broadcast", "ring")]
+    ("allgather", "ring"), ("reduce_scatter", "ring"), ("allgather", "nvls"),
+    ("reduce_scatter", "nvls"), ("alltoall", "direct"), ("broadcast", "ring")]
 
 
 def _build(fabric, collective, algorithm, n, chunks):

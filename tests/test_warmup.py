@@ -19,8 +19,10 @@ def _fake_cache(root: Path, skip: str | None = None) -> None:
 
 
 def test_an_empty_cache_is_not_ready_and_a_full_one_is(tmp_path, monkeypatch):
+    from nvlearn._jit import numba
+
     monkeypatch.setattr(warmup, "_PKG", Path("/pkg/nvlearn"))
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
     assert not warmup.kernels_cached()
     _fake_cache(tmp_path, skip="moe/router.py")
     assert not warmup.kernels_cached()            # one module's kernels are missing

@@ -116,7 +116,7 @@ PROTOCOLS: tuple[str, ...] = specs.PROTOCOLS
 NCCL_NAMES = {"ring": "Ring", "tree": "Tree", "nvls": "NVLS", "nvls_tree": "NVLSTree",
               "ll": "LL", "ll128": "LL128", "simple": "Simple"}
 #: The :mod:`nvlearn.collectives` builder that runs each NCCL algorithm as a Schedule.
-BUILDERS = {"ring": "ring", "tree": "double_binary_tree", "nvls": "nvls",
+BUILDERS = {"ring": "ring", "tree": "nccl_tree", "nvls": "nvls",
             "nvls_tree": "hierarchical"}
 
 # CUDA compute capability (x10) of each architecture's data-centre GPU (V100, A100, H100,

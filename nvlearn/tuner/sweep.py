@@ -60,6 +60,7 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "ring": ("ring", {}),
     "tree": ("tree", {}),
     "double_binary_tree": ("double_binary_tree", {}),
+    "nccl_tree": ("nccl_tree", {}),
     "recursive_doubling": ("recursive_doubling", {}),
     "rabenseifner": ("rabenseifner", {}),
     "nvls": ("nvls", {}),
