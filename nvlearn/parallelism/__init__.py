@@ -41,6 +41,7 @@ from .steptime import (
 from .traffic import (
     COLLECTIVES,
     Comm,
+    box_traffic,
     bubble_fraction,
     bytes_by_strategy,
     dp_volume_elements,
@@ -66,6 +67,7 @@ __all__ = [
     "TimedComm",
     "Transformer",
     "activation_terms",
+    "box_traffic",
     "bubble_fraction",
     "bytes_by_strategy",
     "collective_time",

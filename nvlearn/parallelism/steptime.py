@@ -241,6 +241,28 @@ class StepTime:
                 f"bubble {self.bubble:.2f} s (NCCL model, achievable rates)")
 
 
+def check_layout(model: Transformer, layout: Layout) -> None:
+    """Raise ValueError unless the degrees split ``model`` evenly: TP divides the heads (as
+    Megatron-LM requires), PP the layers, DP x micro-batch the global batch.
+
+    Examples
+    --------
+    >>> from nvlearn.parallelism.model import preset
+    >>> check_layout(preset("gpt_76b"), Layout(tp=32, pp=1, dp=8))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: TP=32 does not divide the 80 attention heads of GPT 76.1B ...
+    """
+    if model.heads % layout.tp:
+        ok = [d for d in range(1, model.heads + 1) if model.heads % d == 0]
+        raise ValueError(f"TP={layout.tp} does not divide the {model.heads} attention heads of "
+                         f"{model.name}; use a TP that does ({', '.join(map(str, ok))})")
+    if model.layers % layout.pp:
+        raise ValueError(f"PP={layout.pp} does not divide the {model.layers} layers of "
+                         f"{model.name}; use a divisor of {model.layers}")
+    micro_batches(model, layout)
+
+
 def step_time(model: Transformer, layout: Layout, fabric: str, mfu: float = DEFAULT_MFU,
               gpu: str = "h100") -> StepTime:
     """Time one training step (module docstring). The layout must use every GPU it names on
@@ -248,6 +270,7 @@ def step_time(model: Transformer, layout: Layout, fabric: str, mfu: float = DEFA
     :attr:`StepTime.fits`)."""
     G = layout.n_gpus
     check_fabric(fabric, G)
+    check_layout(model, layout)
     box = gpus_per_box()
     m = micro_batches(model, layout)
     t_c = compute_time(model, G, mfu, gpu) / m

@@ -255,3 +255,19 @@ def pair_traffic(model: Transformer, layout: Layout, strategy: str | None = None
             nxt = np.roll(groups, -1, axis=1)
             np.add.at(M, (groups.ravel(), nxt.ravel()), c.bytes_per_step)
     return M
+
+
+def box_traffic(matrix: np.ndarray, gpus_per_box: int = 8) -> np.ndarray:
+    """Sum a GPU x GPU traffic matrix into box x box (the diagonal is traffic inside a box).
+
+    Examples
+    --------
+    >>> box_traffic(np.ones((16, 16)), 8).tolist()
+    [[64.0, 64.0], [64.0, 64.0]]
+    """
+    G = matrix.shape[0]
+    if matrix.shape != (G, G) or G % gpus_per_box:
+        raise ValueError(f"need a square matrix of whole boxes of {gpus_per_box} GPUs, got "
+                         f"shape {matrix.shape}")
+    n = G // gpus_per_box
+    return matrix.reshape(n, gpus_per_box, n, gpus_per_box).sum(axis=(1, 3))
