@@ -8,7 +8,6 @@ import numpy as np
 
 from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
 from nvlearn.plots.timeline import gantt
-from nvlearn.straggle.jitter import harmonic
 
 #: Plot labels of the faults and algorithms of :mod:`nvlearn.straggle.faults`.
 FAULT_LABELS = {"none": "healthy", "slow_gpu": "slow GPU", "slow_link": "half-rate link",

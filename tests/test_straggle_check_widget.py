@@ -1,0 +1,60 @@
+"""Notebook 06's self-checks and explorer (nvlearn.check.nb06, nvlearn.widgets.stragglers)."""
+
+import numpy as np
+
+from nvlearn.check import nb06
+from nvlearn.straggle import ShiftedExponential, harmonic
+
+
+def test_two_planes_closed_form_is_right():
+    assert nb06.two_planes_slowdown(18 / 8)
+    assert not nb06.two_planes_slowdown(18 / 13)
+
+
+def test_slow_link_closed_form_is_right():
+    # the flow moves at min over planes of capacity / share: plane 1 at 80 % -> 1 / 0.8
+    assert nb06.slow_link_slowdown(1 / 0.8)
+    assert not nb06.slow_link_slowdown(2.0)
+
+
+def test_backup_workers_brute_force():
+    d = ShiftedExponential(nb06.SHIFT, nb06.SCALE)
+    p = 4096
+    ok = [k for k in range(p)
+          if nb06.SHIFT + nb06.SCALE * (harmonic(p) - harmonic(k)) <= 1.05 * d.mean]
+    assert nb06.backup_workers_k(ok[0])
+    assert not nb06.backup_workers_k(ok[0] - 1)
+
+
+def test_idle_hours_by_hand():
+    hours = 1024 * nb06.SCALE * (harmonic(1024) - 1) * 200_000 / 3600
+    assert nb06.idle_gpu_hours(hours)
+    assert not nb06.idle_gpu_hours(hours * 2)
+
+
+def test_free_text_and_choice():
+    assert not nb06.explain_slack(None)
+    assert not nb06.explain_slack("because")
+    assert nb06.explain_slack(" ".join(["word"] * 20))
+    res = [nb06.local_sgd_once_per_epoch(a).ok for a in ("yes", "no")]
+    assert sorted(res) == [False, True]
+    assert "choose one of" in nb06.local_sgd_once_per_epoch("maybe").message
+
+
+def test_explorer_drives_and_is_fast():
+    from nvlearn.widgets.stragglers import StragglerExplorer
+
+    ex = StragglerExplorer()
+    ex.set(fault="failed_plane", algorithm="nvls")
+    assert "plane 0 failed" in ex.text and ex.figure is not None
+    ex.set(fault="slow_link", severity=0.5, algorithm="ring")
+    assert "(1.99 x)" in ex.text or "(2.00 x)" in ex.text
+    ex.set(fabric="2 x DGX H100 on InfiniBand (16 GPUs)", fault="lost_rail")
+    assert "7 ring channels" in ex.text
+    ex.set(algorithm="nvls")
+    assert "not a valid setting" in ex.text
+    ex.set(algorithm="ring", fault="slow_link", severity=0.5)
+    ex.set(algorithm="ring", fault="slow_link", severity=0.3)
+    ex.set(algorithm="ring", fault="slow_link", severity=0.5)     # cached: no simulation
+    assert ex.last_update_s < 1.0
+    assert np.isfinite(ex.figure.axes[-1].get_xlim()).all()
