@@ -85,9 +85,11 @@ class Layout:
 
     @property
     def label(self) -> str:
-        """Short name, e.g. ``'TP8 x PP4 x DP8'`` (``' x EP4'`` added when used)."""
+        """Short name, e.g. ``'TP8 x PP4 x DP8'`` (``' x EP4'`` and ``', ZeRO-1'`` added when
+        used)."""
         s = f"TP{self.tp} x PP{self.pp} x DP{self.dp}"
-        return s + (f" x EP{self.ep}" if self.ep > 1 else "")
+        s += f" x EP{self.ep}" if self.ep > 1 else ""
+        return s + (f", ZeRO-{self.zero}" if self.zero else "")
 
     def gpu(self, t, d, p):
         """GPU index of TP rank ``t``, DP rank ``d``, stage ``p`` (arrays broadcast)."""
