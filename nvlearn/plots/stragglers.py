@@ -160,11 +160,20 @@ def backup_workers_figure(dist, p: int, ks: Sequence[int]):
     return fig
 
 
-def sync_sgd_figure(histories: Mapping[str, object]):
+def sync_sgd_figure(histories: Mapping[str, object], title: str):
     """Training loss and test accuracy per epoch, and loss against all-reduces done.
 
     ``histories`` maps a label to a :class:`~nvlearn.straggle.local_sgd.SyncHistory` or a
-    :class:`nvlearn.sgd.History` (synchronous: one all-reduce per step).
+    :class:`nvlearn.sgd.History` (synchronous: one all-reduce per step); ``title`` says
+    what was trained.
+
+    Examples
+    --------
+    >>> from nvlearn.sgd import History
+    >>> h = History(1, 8, 0.1, "float64", step_loss=[2.0, 1.0], epoch_train_loss=[1.0],
+    ...             epoch_test_accuracy=[0.5])
+    >>> len(sync_sgd_figure({"sync": h}, "demo").axes)
+    3
     """
     fig, (a1, a2, a3) = new_figure(1, 3, width=10.0, height=3.6)
     for i, (label, h) in enumerate(histories.items()):
@@ -182,7 +191,7 @@ def sync_sgd_figure(histories: Mapping[str, object]):
     a2.set(xlabel="epoch", ylabel="test accuracy (%)")
     a3.set(xlabel="all-reduces so far", ylabel="training loss")
     a1.legend(fontsize=8)
-    fig.suptitle("UCI digits, softmax regression, 8 workers, same batches and seed", fontsize=10)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
 
