@@ -98,17 +98,21 @@ def test_link_finders():
         link_ids(t, "gpu3", "gpu4")
 
 
-@pytest.mark.parametrize("algorithm", ["ring", "double_binary_tree", "nvls"])
-def test_rank_delay_is_valid_and_adds_exactly_the_delay_on_one_switch(algorithm):
+@pytest.mark.parametrize("algorithm", ["ring", "double_binary_tree", "nccl_tree", "nvls"])
+def test_rank_delay_is_valid_and_never_costs_more_than_the_delay(algorithm):
     topo = single_switch(4, bw_per_dir=100e9, latency=1e-6)
     s = allreduce(topo, 64e6, algorithm, chunks=2)   # chunks=1 rings keep no send order
     late = with_rank_delay(s, 1, 0.0)
     validate(late)
     base = simulate(topo, s, model="wire").time
     assert simulate(topo, late, model="wire").time == pytest.approx(base, rel=1e-9)
-    # every rank must hear from rank 1, so its delay adds to the whole collective
-    assert simulate(topo, with_rank_delay(s, 1, 1e-3), model="wire").time == pytest.approx(
-        base + 1e-3, rel=1e-6)
+    t = simulate(topo, with_rank_delay(s, 1, 1e-3), model="wire").time
+    assert base < t <= base + 1e-3 * (1 + 1e-9)
+    if algorithm != "nccl_tree":
+        # rank 1 is needed from the first step on: its delay adds in full. NCCL's tree on
+        # one switch is the chain p-1 -> ... -> 0 (reduce towards rank 0): rank 1 is needed
+        # only once the first pieces have come down the chain to it.
+        assert t == pytest.approx(base + 1e-3, rel=1e-6)
 
 
 def test_no_op_of_the_late_rank_starts_early():
@@ -139,11 +143,15 @@ def test_failed_plane_closed_form(plane, links, algorithm):
     assert np.all(run.result.link_bytes[run.faulty_links] == 0)
 
 
-def test_lost_rail():
+@pytest.mark.parametrize("algorithm", ["ring", "nccl_tree"])
+def test_lost_rail_rebuilt_on_seven_channels(algorithm):
+    run = run_fault(ib_cluster(2), algorithm, 2**30, "lost_rail", model="wire")
+    assert run.slowdown == pytest.approx(8 / 7, rel=0.02)
+    assert np.all(run.result.link_bytes[run.faulty_links] == 0)
+
+
+def test_lost_rail_stops_what_cannot_be_rebuilt():
     ib = ib_cluster(2)
-    ring = run_fault(ib, "ring", 2**30, "lost_rail", model="wire")
-    assert ring.slowdown == pytest.approx(8 / 7, rel=0.02)
-    assert np.all(ring.result.link_bytes[ring.faulty_links] == 0)
     hier = run_fault(ib, "hierarchical", 2**26, "lost_rail")
     assert hier.result is None and math.isinf(hier.slowdown)
 

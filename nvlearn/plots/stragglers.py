@@ -12,8 +12,8 @@ from nvlearn.plots.timeline import gantt
 #: Plot labels of the faults and algorithms of :mod:`nvlearn.straggle.faults`.
 FAULT_LABELS = {"none": "healthy", "slow_gpu": "slow GPU", "slow_link": "half-rate link",
                 "failed_plane": "failed plane", "lost_rail": "lost rail"}
-ALGO_LABELS = {"ring": "ring", "double_binary_tree": "double binary tree", "nvls": "NVLS",
-               "hierarchical": "hierarchical"}
+ALGO_LABELS = {"ring": "ring", "nccl_tree": "NCCL tree", "double_binary_tree":
+               "double binary tree", "nvls": "NVLS", "hierarchical": "hierarchical"}
 
 
 def fault_slowdown_figure(table: Mapping[str, Mapping[str, Mapping[str, object]]]):

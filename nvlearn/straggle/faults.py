@@ -14,7 +14,7 @@ fault into a simulation and reports the result beside the healthy run:
   and NVLS is rebuilt on the planes that are left;
 * **lost rail** — one InfiniBand rail (its leaf switch) gone. NCCL does not move a channel to
   another NIC by itself: the collective as built cannot finish (the simulator refuses a route
-  over a dead link). Rebuilt without the rail, the ring runs one channel fewer.
+  over a dead link). Rebuilt without the rail, the ring and NCCL's tree run one channel fewer.
 
 Times come from :func:`nvlearn.sim.simulate` under the model asked for (default
 ``"achievable"``: NCCL's per-link rates, protocol and per-step latencies).
@@ -44,7 +44,9 @@ from nvlearn.sim import models as sim_models
 #: The faults :func:`run_fault` knows, in the order the notebook shows them.
 FAULTS = ("none", "slow_gpu", "slow_link", "failed_plane", "lost_rail")
 #: All-reduce variants :func:`run_fault` builds (names of :mod:`nvlearn.tuner.sweep`).
-ALGORITHMS = ("ring", "double_binary_tree", "nvls", "hierarchical")
+ALGORITHMS = ("ring", "nccl_tree", "double_binary_tree", "nvls", "hierarchical")
+#: Algorithms whose channels are laid out one per rail (channel c on rail c).
+_CHANNELLED = ("ring", "nccl_tree")
 ROUTINGS = ("static", "adaptive")
 #: Deepest pipeline :func:`run_fault` picks by itself (keeps the schedules small).
 MAX_CHUNKS = 16
@@ -253,8 +255,8 @@ def _build(topology, algorithm: str, n_bytes: float, chunks: int, *, planes=None
 
     if algorithm == "nvls" and planes is not None:
         return collectives.nvls_allreduce(topology.n_gpus, n_bytes, chunks, switches=planes)
-    if algorithm == "ring" and channels is not None:
-        return collectives.allreduce(topology, n_bytes, "ring", chunks, channels=channels)
+    if algorithm in _CHANNELLED and channels is not None:
+        return collectives.allreduce(topology, n_bytes, algorithm, chunks, channels=channels)
     return build_allreduce(topology, algorithm, n_bytes, chunks)
 
 
@@ -268,7 +270,7 @@ def run_fault(topology, algorithm: str, n_bytes: float, fault: str = "none", *,
     ----------
     topology : Topology
         ``dgx_h100()`` or ``ib_cluster(...)``.
-    algorithm : {"ring", "double_binary_tree", "nvls", "hierarchical"}
+    algorithm : {"ring", "nccl_tree", "double_binary_tree", "nvls", "hierarchical"}
     n_bytes : float
         Per-GPU buffer, bytes.
     fault : one of :data:`FAULTS`
@@ -277,7 +279,7 @@ def run_fault(topology, algorithm: str, n_bytes: float, fault: str = "none", *,
         a cluster: from that GPU's NIC to its rail's leaf) by ``factor``;
         ``"failed_plane"`` kills NVSwitch plane ``plane`` (every box); ``"lost_rail"``
         removes InfiniBand rail ``rail`` (default: the last; only the last can be rebuilt
-        around, since ring channel ``c`` uses rail ``c``).
+        around, since ring and tree channel ``c`` use rail ``c``).
     routing : {"static", "adaptive"}
         Slow link only: keep the healthy routes (``link_factor`` of the simulator) or let
         them follow the remaining capacity (:func:`~nvlearn.topology.with_link_factor`).
@@ -360,9 +362,9 @@ def run_fault(topology, algorithm: str, n_bytes: float, fault: str = "none", *,
         rail = n_rails - 1 if rail is None else int(rail)
         links = rail_links(topology, rail)
         topo = with_link_factor(topology, links, 0.0)
-        if algorithm == "ring" and rail == n_rails - 1:
-            schedule = _build(topology, "ring", n_bytes, c, channels=n_rails - 1)
-            note = f"rail {rail} lost; communicator rebuilt with {n_rails - 1} ring channels"
+        if algorithm in _CHANNELLED and rail == n_rails - 1:
+            schedule = _build(topology, algorithm, n_bytes, c, channels=n_rails - 1)
+            note = f"rail {rail} lost; communicator rebuilt with {n_rails - 1} channels"
         else:
             return FaultRun(fault, algorithm, routing, None, healthy, links,
                             f"rail {rail} lost: {algorithm} as built needs it and cannot "

@@ -15,6 +15,8 @@ from nvlearn.widgets.base import Explorer
 
 FABRICS = {"DGX H100 (8 GPUs)": dgx_h100, "2 x DGX H100 on InfiniBand (16 GPUs)":
            lambda: ib_cluster(2)}
+#: The algorithms offered (NCCL's families as the course builds them).
+ALGORITHMS = ("ring", "nccl_tree", "nvls", "hierarchical")
 #: Per-GPU buffer of the explorer's all-reduce, bytes (a 128M-parameter bf16 gradient).
 N_BYTES = 2**28
 #: Longest delay of a slow GPU (severity 1), seconds.
@@ -115,7 +117,7 @@ class StragglerExplorer(Explorer):
                                 value="slow_link", description="fault", style=style),
             "severity": W.FloatSlider(value=0.3, min=0.0, max=0.95, step=0.05,
                                       description="severity", style=style),
-            "algorithm": W.Dropdown(options=[(v, k) for k, v in ALGO_LABELS.items()],
+            "algorithm": W.Dropdown(options=[(ALGO_LABELS[k], k) for k in ALGORITHMS],
                                     value="ring", description="algorithm", style=style),
         }
         super().__init__(controls, render_stragglers, title="Stragglers and faults explorer")
