@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nvlearn.schedule import OP_REDUCE, Schedule, promised_mask
+from nvlearn.schedule import OP_REDUCE, Schedule, ensure_validated, promised_mask
 
 DTYPES = ("float64", "float32", "float16", "bfloat16")
 
@@ -88,6 +88,7 @@ def run(schedule: Schedule, arrays, dtype: str | None = None) -> np.ndarray:
     >>> run(allreduce(3, 32), x)[0].tolist()     # column sums, on every rank
     [12.0, 15.0, 18.0, 21.0]
     """
+    ensure_validated(schedule)   # a hand-written schedule must compute its collective
     if arrays is None:
         raise ValueError("arrays is None; pass one input buffer per rank, shape "
                          f"({schedule.n_ranks}, n_elems)")

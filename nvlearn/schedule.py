@@ -25,6 +25,7 @@ twice), in two different valid execution orders, so a missing dependency (a race
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -157,6 +158,23 @@ class Schedule:
     def bytes_received(self) -> np.ndarray:
         """Bytes each participant receives over the whole schedule."""
         return np.bincount(self.op_dst, weights=self.op_bytes, minlength=self.n_participants)
+
+    def relabel(self, algorithm: str | None = None, meta: dict | None = None) -> Schedule:
+        """The same schedule under another name or ``meta`` (a checked schedule stays checked).
+
+        Examples
+        --------
+        >>> from nvlearn.collectives import alltoall
+        >>> alltoall(4, 1e6).relabel("shift by 1").algorithm
+        'shift by 1'
+        """
+        import dataclasses
+
+        out = dataclasses.replace(self, algorithm=self.algorithm if algorithm is None
+                                  else str(algorithm), meta=self.meta if meta is None else meta)
+        if self in _VALIDATED:
+            _VALIDATED.add(out)
+        return out
 
     def deps_of(self, op: int) -> np.ndarray:
         """The ops that op ``op`` waits for."""
@@ -479,3 +497,47 @@ def validate(schedule: Schedule, seed: int = 0) -> None:
                 "pairs wrong). A contribution is missing or counted twice, or — if only one "
                 "order fails — a dependency is missing."
             )
+    _VALIDATED.add(schedule)
+
+
+#: Schedules known to compute their collective: validated here, or built by a package
+#: builder whose every output the test-suite validates (:func:`mark_validated`).
+_VALIDATED: weakref.WeakSet = weakref.WeakSet()
+
+
+def mark_validated(schedule: Schedule) -> Schedule:
+    """Record ``schedule`` as correct without re-checking it, and return it.
+
+    For the builders of :mod:`nvlearn.collectives`, whose outputs the test-suite validates
+    for every algorithm and many rank counts; a schedule written by hand is checked by
+    :func:`ensure_validated` instead.
+    """
+    _VALIDATED.add(schedule)
+    return schedule
+
+
+def ensure_validated(schedule) -> None:
+    """:func:`validate` ``schedule`` unless it already was (or a package builder made it).
+
+    :func:`nvlearn.sim.simulate` and :func:`nvlearn.dataplane.run` call this first, so a
+    hand-written schedule with a race or a wrong sum is reported, not timed or summed. Objects
+    that are not :class:`Schedule` (the engine's test doubles) are taken as they are.
+
+    Examples
+    --------
+    >>> ops = dict(collective="allreduce", algorithm="mine", n_ranks=2, n_bytes=8.0,
+    ...            chunk_bounds=[0.0, 1.0], chunk_owner=[-1], chunk_dest=[-1])
+    >>> ok = make_schedule(**ops, op_src=[0, 1], op_dst=[1, 0], op_chunk=[0, 0],
+    ...                    op_kind=[OP_REDUCE, OP_COPY], deps=[[], [(0, DEP_ARRIVAL)]])
+    >>> ensure_validated(ok)                 # checked once, then remembered
+    >>> bad = make_schedule(**ops, op_src=[0, 1], op_dst=[1, 0], op_chunk=[0, 0],
+    ...                     op_kind=[OP_REDUCE, OP_COPY], deps=[[], []])
+    >>> ensure_validated(bad)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: mine allreduce: executed in latest-ready-first order, rank 0 ends with ...
+
+    (``bad`` lets rank 1 send before it has the sum: a race.)
+    """
+    if isinstance(schedule, Schedule) and schedule not in _VALIDATED:
+        validate(schedule)

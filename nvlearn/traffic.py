@@ -30,7 +30,6 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -93,8 +92,7 @@ def from_matrix(block_bytes: np.ndarray, name: str = "traffic") -> Schedule:
     if blocks.ndim != 2 or blocks.shape[0] != blocks.shape[1]:
         raise ValueError(f"block_bytes must be a square (p, p) matrix, got shape {blocks.shape}")
     schedule = direct_alltoall(blocks.shape[0], 1.0, block_bytes=blocks)
-    return dataclasses.replace(schedule, algorithm=str(name),
-                               meta={"pattern": str(name), "ragged": True})
+    return schedule.relabel(str(name), {"pattern": str(name), "ragged": True})
 
 
 def traffic_matrix(schedule: Schedule) -> np.ndarray:
@@ -170,8 +168,7 @@ def shift(n_ranks: int, n_bytes: float, offset: int) -> Schedule:
     if offset % p == 0:
         raise ValueError(f"offset {offset} is a multiple of n_ranks={p}: every rank would send "
                          "to itself")
-    return dataclasses.replace(permutation(p, n_bytes, perm=(np.arange(p) + offset) % p),
-                               algorithm=f"shift {offset}")
+    return permutation(p, n_bytes, perm=(np.arange(p) + offset) % p).relabel(f"shift {offset}")
 
 
 def all_to_all(n_ranks: int, n_bytes: float) -> Schedule:
@@ -214,7 +211,7 @@ def ring(n_ranks: int, n_bytes: float) -> Schedule:
     >>> ring(3, 1e6).op_dst.tolist()
     [1, 2, 0]
     """
-    return dataclasses.replace(shift(n_ranks, n_bytes, 1), algorithm="ring")
+    return shift(n_ranks, n_bytes, 1).relabel("ring")
 
 
 def pattern(name: str, n_ranks: int, n_bytes: float, *, seed: int = 0) -> Schedule:

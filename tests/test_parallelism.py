@@ -25,7 +25,7 @@ from nvlearn.parallelism import (
     topology,
     zero_state_bytes,
 )
-from nvlearn.schedule import make_schedule
+from nvlearn.traffic import from_matrix
 
 # Narayanan et al. 2021, Table 1: (preset, published parameter count in billions)
 PUBLISHED = [("gpt_18b", 18.4), ("gpt_39b", 39.1), ("gpt_76b", 76.1), ("gpt_146b", 145.6)]
@@ -182,11 +182,9 @@ def test_alltoall_model_agrees_with_simulator(build, fabric):
 def test_sendrecv_model_agrees_with_simulator(fabric):
     # a whole stage (8 GPUs of box 0) sends to the next stage (box 1) at once
     topo, n, k = topology(fabric, 16), 64e6, 16
-    s = make_schedule("alltoall", "direct", k, n * k * k, np.linspace(0, 1, k * k + 1),
-                      np.repeat(np.arange(k), k), np.tile(np.arange(k), k),
-                      op_src=np.arange(8), op_dst=np.arange(8) + 8,
-                      op_chunk=np.arange(8) * k + np.arange(8) + 8, op_kind=np.zeros(8, int),
-                      deps=[[] for _ in range(8)])
+    blocks = np.zeros((k, k))
+    blocks[np.arange(8), np.arange(8) + 8] = n          # GPU i of box 0 -> GPU i of box 1
+    s = from_matrix(blocks, "stage to stage")
     t_sim = sim.simulate(topo, s).time
     assert collective_time("sendrecv", n, fabric, 16, 2, 1) == pytest.approx(t_sim, rel=0.05)
 

@@ -241,11 +241,12 @@ def check_supported(collective: str, algorithm: str, n_ranks: int) -> None:
 def _n_ranks(topology_or_ranks) -> int:
     if hasattr(topology_or_ranks, "n_gpus"):
         return int(topology_or_ranks.n_gpus)
-    if isinstance(topology_or_ranks, bool) or not isinstance(topology_or_ranks, int):
+    if isinstance(topology_or_ranks, (bool, np.bool_)) or not isinstance(
+            topology_or_ranks, (int, np.integer)):
         raise ValueError(
             f"pass a rank count (int) or a Topology, got {type(topology_or_ranks).__name__}"
         )
-    return topology_or_ranks
+    return int(topology_or_ranks)
 
 
 def _checked_ranks(collective: str, algorithm: str, topology_or_ranks) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nvlearn.schedule import Schedule
+from nvlearn.schedule import Schedule, mark_validated
 
 
 def check_size(n_bytes: float, chunks: int) -> None:
@@ -95,7 +95,7 @@ class OpTable:
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(np.bincount(owner, minlength=self.n), out=indptr[1:])
         bounds = np.asarray(chunk_bounds, dtype=np.float64)
-        return Schedule(
+        return mark_validated(Schedule(
             collective=collective,
             algorithm=algorithm,
             n_ranks=int(n_ranks),
@@ -115,7 +115,7 @@ class OpTable:
             dep_op=dep,
             dep_kind=dkind,
             meta=dict(meta or {}),
-        )
+        ))
 
 
 def fold_ranks(n_ranks: int) -> tuple[int, int, np.ndarray]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from nvlearn.collectives.ring import _check
-from nvlearn.schedule import OP_COPY, Schedule
+from nvlearn.schedule import OP_COPY, Schedule, mark_validated
 
 
 def direct_alltoall(
@@ -83,7 +83,7 @@ def direct_alltoall(
     bounds[-1] = 1.0
     chunk = np.flatnonzero((s_idx != d_idx) & (sizes[pair] > 0))
     n_ops = chunk.size
-    return Schedule(
+    return mark_validated(Schedule(
         collective="alltoall",
         algorithm="direct",
         n_ranks=p,
@@ -103,4 +103,4 @@ def direct_alltoall(
         dep_op=np.zeros(0, dtype=np.int64),
         dep_kind=np.zeros(0, dtype=np.int8),
         meta={"ragged": block_bytes is not None, "compact": compact},
-    )
+    ))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from nvlearn.collectives.ring import _check, _data_and_prev_deps
-from nvlearn.schedule import OP_COPY, Schedule
+from nvlearn.schedule import OP_COPY, Schedule, mark_validated
 
 
 def chain_broadcast(n_ranks: int, n_bytes: float, chunks: int = 1, root: int = 0) -> Schedule:
@@ -49,7 +49,7 @@ def chain_broadcast(n_ranks: int, n_bytes: float, chunks: int = 1, root: int = 0
     indptr, dep_op, dep_kind = _data_and_prev_deps(
         has_data, (h_idx - 1) * c + j_idx, has_prev, h_idx * c + j_idx - 1)
     bounds = np.linspace(0.0, 1.0, c + 1)
-    return Schedule(
+    return mark_validated(Schedule(
         collective="broadcast",
         algorithm="ring",
         n_ranks=p,
@@ -69,7 +69,7 @@ def chain_broadcast(n_ranks: int, n_bytes: float, chunks: int = 1, root: int = 0
         dep_op=dep_op,
         dep_kind=dep_kind,
         meta={"chunks": c, "root": int(root)},
-    )
+    ))
 
 
 def chain_broadcast_time(

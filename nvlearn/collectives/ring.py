@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from nvlearn.collectives._ops import OpTable
-from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule
+from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule, mark_validated
 
 _STEPS = {"reduce_scatter": "rs", "allgather": "ag", "allreduce": "rs+ag"}
 
@@ -137,7 +137,7 @@ def ring_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int = 1
     prev_dep = np.where(has_prev, op_index(prev_k, prev_j, r_idx), -1)
 
     indptr, dep_op, dep_kind = _data_and_prev_deps(has_data, data_dep, has_prev, prev_dep)
-    return Schedule(
+    return mark_validated(Schedule(
         collective=collective,
         algorithm="ring",
         n_ranks=p,
@@ -157,7 +157,7 @@ def ring_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int = 1
         dep_op=dep_op,
         dep_kind=dep_kind,
         meta={"chunks": c},
-    )
+    ))
 
 
 def ring_time(

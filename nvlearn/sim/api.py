@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..schedule import ensure_validated
 from .engine import run
 from .models import DEFAULT_MODEL, achievable_inputs, check_model
 from .result import SimResult, Timeline
@@ -219,7 +220,9 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     Raises
     ------
     ValueError
-        Schedule and topology do not fit, a route must cross a zero-capacity link, or some
+        The schedule does not compute its collective (a schedule written by hand is checked
+        once by :func:`nvlearn.schedule.validate`; the package's builders are trusted),
+        schedule and topology do not fit, a route must cross a zero-capacity link, or some
         ops can never start (cyclic dependencies).
 
     Examples
@@ -231,6 +234,7 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     15.000 ms
     """
     model = check_model(model)
+    ensure_validated(schedule)
     if model == "wire" and protocol is not None:
         raise ValueError("protocol applies to model='achievable' only; the wire model has "
                          "no software protocol")
