@@ -49,18 +49,18 @@ def slow_link_slowdown(answer) -> CheckResult:
 
 
 def explain_slack(answer) -> CheckResult:
-    """Exercise 3 (free text): why a late GPU costs the ring its full delay and the
-    double binary tree on the InfiniBand cluster nothing. Acknowledged, not graded."""
+    """Exercise 3 (free text): why a late GPU costs the ring its full delay and NCCL's tree in
+    one DGX only a fraction of it. Acknowledged, not graded."""
     words = str(answer).split() if answer is not None else []
     if len(words) < 15:
         return CheckResult(False, "not yet — write two or three sentences (at least 15 words)")
     return CheckResult(True, (
-        "noted. Compare with: the ring is one chain — each step waits for the previous "
-        "GPU, every chunk passes the late GPU, so its delay lands on the critical path in "
-        "full. The textbook tree over ranks 0-15 sends everything between the two nodes "
-        "through one GPU's NIC (look at result.hottest_links()): several milliseconds on one "
-        "50 GB/s path that every other transfer ends up waiting for. GPU 3's 200 µs sit in "
-        "that slack, off the critical path."))
+        "noted. Compare with: the ring needs GPU 3 from its first step — each step waits for "
+        "the previous GPU and every chunk passes GPU 3 — so the delay lands on the critical "
+        "path in full. NCCL's tree in one box is a chain reduced from GPU 7 towards GPU 0: in "
+        "the healthy run GPU 3 receives its first piece only after the pipeline has filled "
+        "down the chain from GPU 7, so it was idle at the start anyway. Its delay only counts "
+        "beyond that slack."))
 
 
 def backup_workers_k(answer) -> CheckResult:
