@@ -32,6 +32,9 @@ import math
 # unit -> (SI factor, dimension). Dimensions name what the SI value means.
 UNITS: dict[str, tuple[float, str]] = {
     "1": (1.0, "dimensionless"),
+    "%": (0.01, "dimensionless"),
+    "x": (1.0, "dimensionless"),
+    "dB": (1.0, "dB"),
     "year": (1.0, "year"),
     # data sizes (bytes)
     "B": (1.0, "bytes"),
@@ -63,9 +66,12 @@ UNITS: dict[str, tuple[float, str]] = {
     "ms": (1e-3, "s"),
     "us": (1e-6, "s"),
     "ns": (1e-9, "s"),
-    # power, length
+    # power, energy, length
     "W": (1.0, "W"),
     "kW": (1e3, "W"),
+    "J": (1.0, "J"),
+    "kWh": (3.6e6, "J"),
+    "MWh": (3.6e9, "J"),
     "m": (1.0, "m"),
 }
 

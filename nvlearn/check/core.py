@@ -15,8 +15,10 @@ Examples
 right
 >>> verify("3600 Gb/s", 450, unit="GB/s", hint="links x per-link rate")
 right
->>> verify(900, 450, unit="GB/s", hint="per direction, not both ways")
-not yet — per direction, not both ways
+>>> verify(700, 450, unit="GB/s", hint="links x per-link rate, per direction")
+not yet — links x per-link rate, per direction
+>>> verify(900, 450, unit="GB/s", hint="links x per-link rate")      # a known slip
+not yet — that is twice the answer: both directions added? The question asks per direction
 """
 
 from __future__ import annotations
@@ -61,6 +63,72 @@ def _not_yet(hint: str) -> CheckResult:
     return CheckResult(False, f"not yet — {hint}")
 
 
+#: Spellings learners use for units of :data:`nvlearn.units.UNITS`.
+UNIT_ALIASES: dict[str, str] = {
+    "Gbps": "Gb/s", "Gbit/s": "Gb/s", "Mbps": "Mb/s", "Tbps": "Tb/s", "GBps": "GB/s",
+    "TBps": "TB/s", "MBps": "MB/s", "µs": "us", "μs": "us", "usec": "us", "msec": "ms",
+    "sec": "s", "secs": "s", "×": "x", "X": "x", "Gbaud": "GBd", "GiByte": "GiB",
+    "percent": "%", "db": "dB",
+}
+
+
+def _unit_name(unit: str) -> str:
+    return "a plain number (no unit)" if unit == "1" else f"a number in {unit}"
+
+
+# Slips a learner makes, by the dimension of the answer: (factor answer/reference, hint).
+_GIB_PER_GB = 2.0**30 / 1e9
+_SLIPS: dict[str, tuple[tuple[float, str], ...]] = {
+    "bytes/s": ((2.0, "that is twice the answer: both directions added? The question asks "
+                 "per direction"),
+                (0.5, "that is half the answer: one direction where both are asked, or a "
+                 "per-direction figure halved twice?"),
+                (8.0, "off by a factor 8: bits where bytes are asked? (8 bits per byte)"),
+                (1 / 8, "off by a factor 8: bytes where bits are asked?"),
+                (1 / _GIB_PER_GB, "off by 7.4 %: GiB (2**30) where GB (10**9) is meant, or "
+                 "the reverse?"),
+                (_GIB_PER_GB, "off by 7.4 %: GB (10**9) where GiB (2**30) is meant, or the "
+                 "reverse?")),
+    "bytes": ((8.0, "off by a factor 8: bits where bytes are asked?"),
+              (1 / 8, "off by a factor 8: bytes where bits are asked?"),
+              (1 / _GIB_PER_GB, "off by 7.4 %: GiB (2**30) vs GB (10**9)?"),
+              (_GIB_PER_GB, "off by 7.4 %: GB (10**9) vs GiB (2**30)?")),
+    "dimensionless": ((100.0, "off by 100: a percentage where a fraction is asked?"),
+                      (0.01, "off by 100: a fraction where a percentage is asked?")),
+}
+
+
+def _slip(value: float, reference: float, dimension: str, rtol: float,
+          n_ranks: int | None) -> str | None:
+    """The hint for a recognised slip, or None."""
+    slips = list(_SLIPS.get(dimension, ()))
+    if n_ranks is not None and n_ranks > 1:
+        q = (n_ranks - 1) / n_ranks
+        slips += [(q, f"off by (p-1)/p = {n_ranks - 1}/{n_ranks}: only p-1 of the p "
+                      "segments move, or is that factor in the wrong place?"),
+                  (1 / q, f"off by p/(p-1) = {n_ranks}/{n_ranks - 1}: a factor (p-1)/p "
+                          "missing?")]
+    tol = max(rtol, 1e-3)
+    for factor, hint in slips:
+        if reference != 0 and math.isclose(value, reference * factor, rel_tol=tol):
+            return hint
+    return None
+
+
+#: Wrong attempts so far, per exercise (its hint tiers), for :func:`verify`'s tiered hints.
+_ATTEMPTS: dict[tuple[str, ...], int] = {}
+
+
+def _tiered(hint: str | tuple[str, ...] | list[str]) -> str:
+    """The hint tiers shown after this many wrong attempts: one more tier each time."""
+    tiers = (hint,) if isinstance(hint, str) else tuple(hint)
+    n = _ATTEMPTS.get(tiers, 0)
+    _ATTEMPTS[tiers] = n + 1
+    shown = tiers[: n + 1]
+    more = " (try again for another hint)" if n + 1 < len(tiers) else ""
+    return " / ".join(shown) + more
+
+
 def parse_answer(answer: object, unit: str) -> float:
     """Turn an answer (number in ``unit``, or "value unit" string) into a number in ``unit``.
 
@@ -86,8 +154,13 @@ def parse_answer(answer: object, unit: str) -> float:
         given = match.group(2)
         if given is None:
             return value
+        given = UNIT_ALIASES.get(given, given)
         if given not in units.UNITS:
             raise ValueError(f"unknown unit {given!r} in {answer!r}")
+        if units.dimension(given) != units.dimension(unit):
+            want = "no unit" if unit == "1" else f"a unit of {units.dimension(unit)}"
+            raise ValueError(f"{given!r} measures {units.dimension(given)}, but the question "
+                             f"asks for {want}")
         return units.convert(value, given, unit)
     try:
         return float(answer)  # numpy scalars and 0-d arrays
@@ -100,9 +173,10 @@ def verify(
     reference: float,
     *,
     unit: str,
-    hint: str,
+    hint: str | tuple[str, ...],
     rtol: float = 0.01,
     atol: float = 0.0,
+    n_ranks: int | None = None,
 ) -> CheckResult:
     """Check a numeric answer against a computed reference.
 
@@ -114,10 +188,17 @@ def verify(
         The package's value, in ``unit``.
     unit : str
         A unit from :data:`nvlearn.units.UNITS` ("GB/s", "s", "1" ...).
-    hint : str
-        What to think about when the answer is off. Must not contain the answer.
+    hint : str or tuple of str
+        What to think about when the answer is off. Must not contain the answer. A tuple
+        gives tiers: each wrong attempt shows one more.
     rtol, atol : float
-        Relative and absolute tolerance (default 1 %).
+        Relative and absolute tolerance (default 1 %); keep it below the effect the exercise
+        is about.
+    n_ranks : int, optional
+        The exercise's rank count, to recognise an answer off by (p-1)/p.
+
+    A wrong answer that matches a common slip — per direction vs both directions, bits vs
+    bytes, GB vs GiB, percent vs fraction, (p-1)/p — gets a hint aimed at that slip first.
 
     Returns
     -------
@@ -130,12 +211,14 @@ def verify(
     try:
         value = parse_answer(answer, unit)
     except ValueError as err:
-        return _not_yet(f"{err}. Give a number in {unit}, or a string such as '12 {unit}'.")
+        example = "" if unit == "1" else f", or a string such as '12 {unit}'"
+        return _not_yet(f"{err}. Give {_unit_name(unit)}{example}.")
     if not math.isfinite(value):
         return _not_yet("the answer is not a finite number")
     if math.isclose(value, reference, rel_tol=rtol, abs_tol=atol):
         return _right()
-    return _not_yet(hint)
+    slip = _slip(value, reference, units.dimension(unit), rtol, n_ranks)
+    return _not_yet(slip if slip else _tiered(hint))
 
 
 def verify_choice(answer: object, correct: str, *, choices: tuple[str, ...], hint: str):

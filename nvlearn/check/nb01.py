@@ -58,5 +58,5 @@ def idle_energy_mwh(answer) -> CheckResult:
     n = 4096
     t = allreduce_time("ib_cluster", n, grad_bytes(70e9)).time
     ref = t * n * specs.gpu("h100").board_power * (_TOKEN_BUDGET / _BATCH) / JOULES_PER_KWH / 1e3
-    return verify(answer, ref, unit="1", rtol=0.02, hint="idle GPU-seconds per step = GPUs x "
+    return verify(answer, ref, unit="MWh", rtol=0.02, hint="idle GPU-seconds per step = GPUs x "
                   "all-reduce time; steps = tokens / batch; joules = W x s; 1 MWh = 3.6e9 J")
