@@ -41,6 +41,7 @@ _SUBMODULES = (
     "moe",
     "parallelism",
     "straggle",
+    "nextgen",
     # presentation
     "plots",
     "widgets",
@@ -59,6 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
         measurements,
         memory_semantics,
         moe,
+        nextgen,
         numerics,
         parallelism,
         plots,

@@ -47,9 +47,11 @@ from nvlearn.parallelism.model import DEFAULT_MFU, Transformer, compute_time
 from nvlearn.parallelism.traffic import Comm, micro_batches, step_comms
 
 #: Fabrics a layout can be placed on.
-FABRICS = ("dgx_h100", "nvlink_pod", "ib_cluster")
+FABRICS = ("dgx_h100", "nvlink_pod", "ib_cluster", "gb200_nvl72")
 FABRIC_NAMES = {"dgx_h100": "DGX H100", "nvlink_pod": "NVLink pod",
-                "ib_cluster": "InfiniBand cluster"}
+                "ib_cluster": "InfiniBand cluster", "gb200_nvl72": "GB200 NVL72"}
+#: Fabrics that are one NVLink domain with no box boundary inside (every group stays in it).
+SINGLE_DOMAIN = {"gb200_nvl72": "gb200_nvl72"}
 
 
 def gpus_per_box() -> int:
@@ -57,11 +59,35 @@ def gpus_per_box() -> int:
     return int(specs.system("dgx_h100").gpus)
 
 
+def domain_gpus(fabric: str) -> int:
+    """GPUs that share one box's NVLinks on ``fabric``: 8 (a DGX H100), or the whole rack of a
+    single-domain fabric (72 on the GB200 NVL72).
+
+    Examples
+    --------
+    >>> domain_gpus("nvlink_pod"), domain_gpus("gb200_nvl72")
+    (8, 72)
+    """
+    if fabric in SINGLE_DOMAIN:
+        return int(specs.system(SINGLE_DOMAIN[fabric]).gpus)
+    return gpus_per_box()
+
+
+def fabric_gpu(fabric: str) -> str:
+    """Catalogue GPU of ``fabric`` (``"b200"`` on the GB200 NVL72, else ``"h100"``)."""
+    return specs.system(SINGLE_DOMAIN[fabric]).gpu if fabric in SINGLE_DOMAIN else "h100"
+
+
 def check_fabric(fabric: str, n_gpus: int) -> None:
     """Raise ValueError unless ``fabric`` can hold ``n_gpus`` GPUs."""
     box = gpus_per_box()
     if fabric not in FABRICS:
         raise ValueError(f"unknown fabric {fabric!r}; choose one of {FABRICS}")
+    if fabric in SINGLE_DOMAIN:
+        if not 2 <= n_gpus <= domain_gpus(fabric):
+            raise ValueError(f"a {FABRIC_NAMES[fabric]} has {domain_gpus(fabric)} GPUs; the "
+                             f"layout needs {n_gpus}")
+        return
     if fabric == "dgx_h100" and n_gpus > box:
         raise ValueError(f"a DGX H100 has {box} GPUs; the layout needs {n_gpus}: use "
                          "'nvlink_pod' or 'ib_cluster'")
@@ -85,6 +111,8 @@ def topology(fabric: str, n_gpus: int):
     check_fabric(fabric, n_gpus)
     if fabric == "dgx_h100":
         return topo.dgx_h100()
+    if fabric == "gb200_nvl72":
+        return topo.gb200_nvl72()
     nodes = max(n_gpus // gpus_per_box(), 2)
     return topo.nvlink_pod(nodes) if fabric == "nvlink_pod" else topo.ib_cluster(nodes)
 
@@ -264,14 +292,16 @@ def check_layout(model: Transformer, layout: Layout) -> None:
 
 
 def step_time(model: Transformer, layout: Layout, fabric: str, mfu: float = DEFAULT_MFU,
-              gpu: str = "h100") -> StepTime:
+              gpu: str | None = None) -> StepTime:
     """Time one training step (module docstring). The layout must use every GPU it names on
     one fabric (``layout.n_gpus`` GPUs); memory is reported, not enforced (see
-    :attr:`StepTime.fits`)."""
+    :attr:`StepTime.fits`). ``gpu`` (compute and HBM) defaults to the fabric's own
+    (:func:`fabric_gpu`)."""
     G = layout.n_gpus
     check_fabric(fabric, G)
     check_layout(model, layout)
-    box = gpus_per_box()
+    gpu = fabric_gpu(fabric) if gpu is None else gpu
+    box = domain_gpus(fabric)
     m = micro_batches(model, layout)
     t_c = compute_time(model, G, mfu, gpu) / m
     timed = []

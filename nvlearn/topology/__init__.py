@@ -6,7 +6,7 @@
   hash-based ECMP (one path per flow) via :func:`with_routing`.
 * :mod:`~nvlearn.topology.builders` — generic fabrics and :func:`with_link_factor`.
 * :mod:`~nvlearn.topology.fabrics` — real fabrics from the hardware catalogue: the DGX H100
-  box, the 256-GPU NVLink Switch System pod, an InfiniBand rail-optimised fat tree, a PCIe box.
+  box, the 256-GPU NVLink Switch System pod, the GB200 NVL72 rack, an InfiniBand rail-optimised fat tree, a PCIe box.
 * :mod:`~nvlearn.topology.metrics` — injection bandwidth, bisection by max-flow, hops,
   path diversity.
 
@@ -36,7 +36,7 @@ from .core import (
     Path,
     Topology,
 )
-from .fabrics import dgx_h100, ib_cluster, nvlink_pod, pcie_box
+from .fabrics import dgx_h100, gb200_nvl72, ib_cluster, nvlink_pod, pcie_box
 from .metrics import (
     bisection_bw_bidir,
     bisection_candidates,
@@ -74,6 +74,7 @@ __all__ = [
     "bisection_candidates",
     "dgx_h100",
     "expected_colliding_flows",
+    "gb200_nvl72",
     "expected_distinct_paths",
     "fully_connected",
     "hops",

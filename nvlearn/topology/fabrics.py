@@ -7,6 +7,7 @@
   second level of 18 1U NVLink Switches.
 * :func:`ib_cluster` — DGX H100 nodes on a rail-optimised two-tier InfiniBand NDR fat tree.
 * :func:`pcie_box` — 8 GPUs that talk over PCIe switches and a CPU root complex.
+* :func:`gb200_nvl72` — the GB200 NVL72 rack: 72 Blackwell GPUs on 18 NVLink 5 switch chips.
 
 Per-link latencies come from ``specs.latency``: a link that leaves a switch carries that
 switch's traversal time plus the hop itself, so a transfer's latency is the sum over the
@@ -295,6 +296,62 @@ def nvlink_pod(nodes: int = 32, gpu: str = "h100") -> Topology:
                         count=bundle[p], latency_ab=up)
             chip += 1
     return b.build(f"NVLink Switch System ({nodes} x {_box_name(gpu)})", gpu=gpu)
+
+
+def gb200_nvl72() -> Topology:
+    """The GB200 NVL72 rack: 72 Blackwell GPUs, one link from each to each of 18 NVSwitch chips.
+
+    18 compute trays hold 4 GPUs each; 9 NVLink Switch trays hold 2 fourth-generation
+    NVSwitch chips each (72 NVLink 5 ports per chip). Every GPU's 18 NVLink 5 links go one to
+    each of the 18 chips over the rack's copper NVLink spine (the cable cartridges behind the
+    trays), so the rack is a single switch tier: any GPU reaches any other in 2 links, over
+    all 18 chips at once, and no link is shared by two GPUs' traffic to different chips. Each
+    chip's 72 ports are exactly one per GPU. Every count is read from the catalogue
+    (``specs.system("gb200_nvl72")``, ``specs.nvswitch(4)``, ``specs.gpu("b200")``) and the
+    port arithmetic is checked. Latencies are ``specs.latency``'s NVLink hop and NVSwitch
+    traversal (the catalogue has no Blackwell-specific figure; the Hopper-era model
+    latencies are used, a modelling assumption).
+
+    Returns
+    -------
+    Topology
+        72 GPUs and 18 NVSwitch chips (tier 1, ``plane`` = chip), all in ``box`` 0: the
+        rack is one NVLink domain, as a DGX box is (the compute trays are not NVLink
+        boundaries); 2 x 1296 directed NVLinks of 50 GB/s per direction; named
+        ``"GB200 NVL72"``, ``topology.gpu == "b200"``. Node names ``gpu{i}`` (in compute tray
+        ``i // 4``) and ``nvswitch{c}`` (in switch tray ``c // 2``).
+
+    Examples
+    --------
+    >>> t = gb200_nvl72()
+    >>> t.n_gpus, int(t.link_count[t.link_src == t.gpus[0]].sum())
+    (72, 18)
+    """
+    nvl = specs.system("gb200_nvl72")
+    chip = specs.nvswitch(nvl.nvswitch_generation)
+    gpu = specs.gpu(nvl.gpu)
+    chips = nvl.switch_trays * nvl.nvswitch_chips_per_tray
+    _require(nvl.compute_trays * nvl.gpus_per_compute_tray == nvl.gpus,
+             "NVL72 compute trays x GPUs per tray must equal its GPUs")
+    _require(nvl.ports_per_switch_tray == nvl.nvswitch_chips_per_tray * chip.ports,
+             "an NVLink Switch tray's ports must be its chips x ports per chip")
+    _require(gpu.nvlink_generation == chip.nvlink_generation,
+             "the NVL72's GPU and NVSwitch must speak the same NVLink generation")
+    _require(gpu.nvlink_links == chips, "one NVLink from every GPU to every switch chip needs "
+             "as many chips as links per GPU")
+    _require(chip.ports == nvl.gpus, "one port per GPU on every switch chip needs as many "
+             "ports per chip as GPUs")
+    link_bw = specs.nvlink(gpu.nvlink_generation).link_bw_per_dir
+    hop = specs.latency("nvlink_hop")
+    down = hop + specs.latency("nvswitch_traversal")
+    b = FabricBuilder()
+    gpus = [b.gpu(f"gpu{i}", box=0) for i in range(nvl.gpus)]
+    for c in range(chips):
+        sw = b.node(NODE_NVSWITCH, f"nvswitch{c}", box=0, tier=1, plane=c)
+        for g in gpus:
+            b.cable(g, sw, bw_per_dir=link_bw, kind=LINK_NVLINK, latency_ab=hop,
+                    latency_ba=down)
+    return b.build(nvl.name, gpu=nvl.gpu)
 
 
 def _fat_tree_plan(nodes: int, rails: int, oversubscription: float, nics_per_node: int,
