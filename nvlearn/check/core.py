@@ -23,6 +23,7 @@ not yet — that is twice the answer: both directions added? The question asks p
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from dataclasses import dataclass
@@ -113,6 +114,30 @@ def _slip(value: float, reference: float, dimension: str, rtol: float,
         if reference != 0 and math.isclose(value, reference * factor, rel_tol=tol):
             return hint
     return None
+
+
+#: While :func:`recording_references` is active: (reference, unit) of each verify call.
+_RECORDED: list[tuple[float, str]] | None = None
+
+
+@contextlib.contextmanager
+def recording_references():
+    """Collect the references :func:`verify` compares answers with (for the course's tests
+    that hold every exercise's premise to the physical bounds; learners never need it).
+
+    Examples
+    --------
+    >>> with recording_references() as refs:
+    ...     _ = verify(None, 450.0, unit="GB/s", hint="h")
+    >>> refs
+    [(450.0, 'GB/s')]
+    """
+    global _RECORDED
+    _RECORDED, saved = [], _RECORDED
+    try:
+        yield _RECORDED
+    finally:
+        _RECORDED = saved
 
 
 #: Wrong attempts so far, per exercise (its hint tiers), for :func:`verify`'s tiered hints.
@@ -208,6 +233,8 @@ def verify(
     units.dimension(unit)  # unknown unit: ValueError for the exercise author
     if not math.isfinite(reference):
         raise ValueError("the reference must be a finite number")
+    if _RECORDED is not None:
+        _RECORDED.append((float(reference), unit))
     try:
         value = parse_answer(answer, unit)
     except ValueError as err:

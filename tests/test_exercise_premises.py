@@ -1,0 +1,78 @@
+"""Every exercise whose answer is a rate or a time is physically possible: its reference
+answer is held to the traffic bound (or link rate) of the hardware it is about."""
+
+from __future__ import annotations
+
+import pytest
+
+from nvlearn import specs, units
+from nvlearn.check import nb00, nb01, nb02, nb03, nb04
+from nvlearn.check.core import recording_references
+from nvlearn.collectives.volume import nvls_allreduce_bytes_per_rank, ring_allreduce_bytes_per_rank
+from nvlearn.sgd.steptime import grad_bytes
+
+NV4 = specs.nvlink(4)
+WIRE_GPU = NV4.gpu_bw_per_dir                 # 450 GB/s per direction per H100
+
+
+def _reference(check) -> float:
+    """The reference answer (SI) the check compares with."""
+    with recording_references() as refs:
+        check(None)
+    (value, unit), = refs
+    return units.to_si(value, unit)
+
+
+def test_node_network_at_most_its_nics():
+    dgx = specs.system("dgx_h100")
+    assert _reference(nb00.node_network_bw) <= dgx.nics * specs.nic(dgx.nic).port_bw_per_dir
+
+
+def test_pod_cross_node_share_at_most_a_gpus_links():
+    assert 0 < _reference(nb00.pod_cross_node_bw_per_gpu) <= WIRE_GPU
+
+
+def test_dgx_allreduce_time_at_least_the_ring_bound():
+    bound = ring_allreduce_bytes_per_rank(8, grad_bytes(7e9)) / WIRE_GPU
+    assert _reference(nb01.dgx_allreduce_ms) >= bound * (1 - 1e-9)
+
+
+def test_compute_time_at_least_flops_over_peak():
+    flops = 6 * 7e9 * 16384
+    assert _reference(nb01.compute_seconds) >= flops / specs.gpu("h100").bf16_dense_flops
+
+
+def test_lane_payload_below_the_raw_lane_rate():
+    assert _reference(nb02.lane_payload) < NV4.lane_rate_raw          # both bytes/s
+
+
+def test_pcie6_payload_below_its_raw_rate():
+    assert _reference(nb02.pcie6_payload_per_dir) < specs.pcie(6).x16_bw_per_dir
+
+
+def test_incast_time_at_least_the_receivers_links():
+    pod = specs.system("nvlink_switch_system")
+    bound = (pod.gpus - 1) * 2**30 / WIRE_GPU
+    assert _reference(nb03.incast_time_ms) >= bound * (1 - 1e-9)
+
+
+def test_colliding_flows_below_a_gpus_links():
+    assert 0 < _reference(nb03.colliding_pod_flows_gbs) <= WIRE_GPU
+
+
+def test_lower_bound_is_the_ring_bound():
+    bound = ring_allreduce_bytes_per_rank(8, 2**30) / WIRE_GPU
+    assert _reference(nb04.lower_bound_ms) == pytest.approx(bound, rel=1e-9)
+
+
+def test_nvls_busbw_below_the_in_switch_traffic_bound():
+    """busbw of an NVLS all-reduce may pass the wire (450) but never 2(p-1)/(p+1) x it."""
+    n = 4 * 2**30
+    fastest = nvls_allreduce_bytes_per_rank(8, n) / WIRE_GPU        # n (1 + 1/p) each way
+    assert _reference(nb04.nvls_busbw_gbs) <= 2 * 7 / 8 * n / fastest
+
+
+def test_ring_ll_latency_at_least_the_wire_hops():
+    steps, hops_per_step = 2 * (4 - 1), 2          # p = 4: GPU -> NVSwitch -> GPU per step
+    wire = steps * hops_per_step * specs.latency("nvlink_hop")
+    assert _reference(nb04.ring_ll_latency_us) >= wire
