@@ -52,6 +52,7 @@ from nvlearn.collectives.alltoall_ring import (
     ring_alltoall,
     ring_alltoall_time,
 )
+from nvlearn.collectives.budget import check_ops, estimate_ops
 from nvlearn.collectives.channels import (
     channel_ring,
     check_channels,
@@ -257,6 +258,25 @@ def _checked_ranks(collective: str, algorithm: str, topology_or_ranks) -> int:
     return p
 
 
+def _check_budget(collective: str, algorithm: str, topology_or_ranks, p: int, chunks,
+                  channels: int | None = None) -> None:
+    """Refuse, before building it, a schedule over the op budget (:mod:`.budget`)."""
+    topo = _topology(topology_or_ranks)
+    n_channels = 1
+    if algorithm in ("ring", "nccl_tree") and collective != "broadcast":
+        n_channels = int(channels) if channels else default_channels(topology_or_ranks)
+    nodes = 1 if topo is None else int(np.unique(
+        np.asarray(topo.node_box)[np.asarray(topo.gpus)[:p]]).size)
+    planes = 1
+    if algorithm == "nvls" and topo is not None:
+        planes = len(nvswitch_planes(topo, range(p)))
+    n_ops = estimate_ops(collective, algorithm, p, int(chunks), channels=n_channels,
+                         nodes=nodes, planes=planes)
+    check_ops(n_ops, f"a {algorithm} {collective} over {p:,} ranks with {chunks} chunk(s)",
+              "use fewer pipeline chunks or ranks, a hierarchical algorithm, or the closed "
+              "form nvlearn.collectives.cost(...), which needs no schedule")
+
+
 def _topology(topology_or_ranks):
     return topology_or_ranks if hasattr(topology_or_ranks, "n_gpus") else None
 
@@ -329,6 +349,7 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
     112
     """
     p = _checked_ranks("allreduce", algorithm, topology_or_ranks)
+    _check_budget("allreduce", algorithm, topology_or_ranks, p, chunks, channels)
     if (intra != "ring" and algorithm != "hierarchical") or (
             ranks_per_node is not None and algorithm not in ("hierarchical", "nccl_tree")):
         raise ValueError("ranks_per_node and intra apply only to algorithm='hierarchical' "
@@ -371,6 +392,7 @@ def reduce_scatter(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     12
     """
     p = _checked_ranks("reduce_scatter", algorithm, topology_or_ranks)
+    _check_budget("reduce_scatter", algorithm, topology_or_ranks, p, chunks, channels)
     _only_ring_channels(algorithm, channels)
     if algorithm == "recursive_halving":
         return recursive_halving_reduce_scatter(p, n_bytes, chunks)
@@ -394,6 +416,7 @@ def allgather(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     12
     """
     p = _checked_ranks("allgather", algorithm, topology_or_ranks)
+    _check_budget("allgather", algorithm, topology_or_ranks, p, chunks, channels)
     _only_ring_channels(algorithm, channels)
     if algorithm == "recursive_doubling":
         return recursive_doubling_allgather(p, n_bytes, chunks)
@@ -414,6 +437,7 @@ def broadcast(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
     12
     """
     p = _checked_ranks("broadcast", algorithm, topology_or_ranks)
+    _check_budget("broadcast", algorithm, topology_or_ranks, p, chunks)
     if algorithm == "tree":
         return tree_broadcast(p, n_bytes, chunks=chunks, root=root)
     return chain_broadcast(p, n_bytes, chunks=chunks, root=root)
@@ -432,6 +456,7 @@ def alltoall(topology_or_ranks, n_bytes: float, algorithm: str = "direct",
     56
     """
     p = _checked_ranks("alltoall", algorithm, topology_or_ranks)
+    _check_budget("alltoall", algorithm, topology_or_ranks, p, 1)
     if algorithm == "ring":
         return ring_alltoall(p, n_bytes, block_bytes=block_bytes)
     return direct_alltoall(p, n_bytes, block_bytes=block_bytes)

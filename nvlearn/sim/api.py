@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..collectives.budget import check_ops
 from ..schedule import ensure_validated
 from .engine import run
 from .models import DEFAULT_MODEL, achievable_inputs, check_model
@@ -173,6 +174,18 @@ def _check_routes(topology, capacity, indptr, link, frac, latency, src, dst) -> 
             )
 
 
+def _check_size(topology, schedule, timeline_bins: int) -> None:
+    """Refuse, before allocating, a run over the op budget or a timeline over 2 GB."""
+    n_ops = int(np.size(schedule.op_src))
+    check_ops(n_ops, f"simulating this {schedule.algorithm} {schedule.collective}",
+              "build it with fewer pipeline chunks or ranks, or use the closed form "
+              "nvlearn.collectives.cost(...)")
+    bins_bytes = 8.0 * (int(topology.n_links) + 2) * timeline_bins
+    if bins_bytes > 2e9:
+        raise ValueError(f"timeline_bins={timeline_bins} on {topology.n_links:,} links needs "
+                         f"{bins_bytes / 1e9:.1f} GB; pass timeline_bins=128 (the default)")
+
+
 def _first_width(op_bytes: np.ndarray, capacity: np.ndarray, n_bins: int) -> float:
     """A power-of-two bin width no longer than (a lower bound on the makespan) / n_bins."""
     fastest = float(capacity[np.isfinite(capacity)].max(initial=0.0))
@@ -234,7 +247,6 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     15.000 ms
     """
     model = check_model(model)
-    ensure_validated(schedule)
     if model == "wire" and protocol is not None:
         raise ValueError("protocol applies to model='achievable' only; the wire model has "
                          "no software protocol")
@@ -242,6 +254,8 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
         raise ValueError(f"timeline_bins must be an even int >= 2, got {timeline_bins!r}")
     if timeline_bins < 2 or timeline_bins % 2:
         raise ValueError(f"timeline_bins must be an even int >= 2, got {timeline_bins}")
+    _check_size(topology, schedule, int(timeline_bins))
+    ensure_validated(schedule)
     t_start = _time.perf_counter()
     nodes = participant_nodes(topology, schedule, ranks)
     capacity = effective_capacity(topology, link_factor)
