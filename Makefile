@@ -7,6 +7,8 @@
 #                the same environment as the server)
 #   make test    ruff, then pytest: the unit tests in tests/ and nbval over every notebook
 #   make bench   the benchmarks (benchmarks/run.py)
+#   make bench-browser  every explorer of notebooks 00-05 in headless chromium: input-to-redraw
+#                times and layout at 1280 px (benchmarks/bench_browser_widgets.py)
 #
 # Overridable: PYTHON (the interpreter that creates the venv), VENV, LAB_ARGS, PYTEST_ARGS.
 
@@ -22,12 +24,13 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install lab test lint bench clean-venv
+.PHONY: help install lab test lint bench bench-browser clean-venv
 
 help:
 	@echo "make lab    - set up .venv if needed, then JupyterLab on notebooks/"
 	@echo "make test   - set up .venv if needed, then ruff + unit tests + nbval over notebooks/"
 	@echo "make bench  - set up .venv if needed, then python benchmarks/run.py"
+	@echo "make bench-browser - the explorers of notebooks 00-05 timed in headless chromium"
 	@echo "make lint   - ruff check ."
 	@echo "make clean-venv - remove .venv"
 
@@ -54,6 +57,9 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+bench-browser: $(STAMP)
+	$(BIN)/python benchmarks/bench_browser_widgets.py
 
 clean-venv:
 	rm -rf $(VENV)

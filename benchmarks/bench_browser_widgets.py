@@ -40,6 +40,7 @@ import os
 import platform
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -220,9 +221,11 @@ def _kind(control) -> str:
 
 
 def _name(control) -> str:
-    label = control.locator(".widget-label")
-    text = label.first.inner_text().strip() if label.count() else ""
-    return text or control.evaluate("el => el.className.split(' ')[1] || 'control'")
+    """The control's description (a checkbox keeps it beside the box, not in its label)."""
+    return control.evaluate(
+        "el => [...el.querySelectorAll('.widget-label, .widget-label-basic')]"
+        ".map(l => l.textContent.replace(/\\u200b/g, '').trim()).find(t => t) || 'control'"
+    )
 
 
 def _move(control, kind: str, step: int) -> None:
@@ -283,7 +286,9 @@ def bench_notebook(browser, url: str, token: str, path: Path, moves: int,
     results: list[ControlResult] = []
     layouts: list[dict] = []
     try:
-        page.goto(f"{url}/lab/tree/{path.name}?token={token}", timeout=PAGE_LOAD_S * 1000)
+        # ?reset: a fresh workspace, so the previous notebook's tab is not restored beside it
+        page.goto(f"{url}/lab/tree/{path.name}?reset&token={token}",
+                  timeout=PAGE_LOAD_S * 1000)
         page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=PAGE_LOAD_S * 1000)
 
         def ready():
@@ -322,6 +327,8 @@ def bench_notebook(browser, url: str, token: str, path: Path, moves: int,
                         result.times_ms.append(ms)
                     if problem:
                         result.problems.append(problem)
+                    if ms is None:
+                        break  # a control that does nothing once will not the next time
                 print(f"  {stem} explorer {e} {result.name:<16} {_row_numbers(result)}",
                       flush=True)
     finally:
@@ -390,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="two-digit prefixes (default 00-05)")
     parser.add_argument("--no-screenshots", action="store_true")
     args = parser.parse_args(argv)
+    # Ctrl-C or kill: still stop JupyterLab, its kernels and the browser (the finally blocks).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     chromium = shutil.which("chromium")
     if chromium is None:
