@@ -28,6 +28,7 @@ _SUBMODULES = (
     "specs",
     "check",
     "warmup",
+    "progress",
     # the fabric and the collectives: one schedule, run twice
     "topology",
     "schedule",
@@ -86,6 +87,7 @@ if TYPE_CHECKING:  # pragma: no cover
         numerics,
         parallelism,
         plots,
+        progress,
         schedule,
         serdes,
         sgd,

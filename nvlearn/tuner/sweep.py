@@ -49,6 +49,7 @@ import numpy as np
 from nvlearn import collectives
 from nvlearn.collectives.metrics import busbw_factor
 from nvlearn.collectives.nvls import nvswitch_planes
+from nvlearn.progress import progress
 from nvlearn.sim import models
 
 #: Message sizes of the notebook's sweeps: 1 KiB to 8 GiB in powers of two, bytes.
@@ -67,6 +68,9 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "hierarchical": ("hierarchical", {"intra": "ring"}),
     "hierarchical_nvls": ("hierarchical", {"intra": "nvls"}),
 }
+
+#: Ops above which :func:`simulated_sweep` shows a progress bar (about 2 s on two cores).
+LONG_SWEEP_OPS = 4_000_000
 
 #: Deepest pipeline :func:`best_chunks` tries.
 MAX_CHUNKS = 128
@@ -544,10 +548,16 @@ def simulated_sweep(topology, sizes=SIZES, algorithms: Sequence[str] | None = No
             ops1 = _ops_per_chunk(topology, a, params)
             cap = 2 ** int(math.floor(math.log2(max(1, max_ops // ops1))))
             ch[i] = np.minimum(ch[i], cap)
-    t = np.array([[simulate_allreduce(topology, a, n, int(c), params.n_ranks,
-                                      params.ranks_per_node, model).time
-                   for n, c in zip(x, row, strict=True)]
-                  for a, row in zip(names, ch, strict=True)])
+    runs = [(i, j) for i in range(len(names)) for j in range(x.size)]
+    ops = {a: _ops_per_chunk(topology, a, params) for a in names}
+    total_ops = sum(ops[names[i]] * int(ch[i, j]) for i, j in runs)
+    t = np.empty((len(names), x.size))
+    # about 2 s and more on two cores (~2 M ops/s): show a bar in a notebook
+    todo = progress(runs, label=f"simulating {len(runs)} schedules ({total_ops:,} ops)") \
+        if total_ops > LONG_SWEEP_OPS else runs
+    for i, j in todo:
+        t[i, j] = simulate_allreduce(topology, names[i], x[j], int(ch[i, j]), params.n_ranks,
+                                     params.ranks_per_node, model).time
     return Sweep(params.name, params.n_ranks, x, names, t, ch, ("simulated",) * len(names),
                  model)
 
