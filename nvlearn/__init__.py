@@ -50,6 +50,7 @@ _SUBMODULES = (
     "parallelism",
     "straggle",
     "nextgen",
+    "puzzles",
     # presentation
     "plots",
     "widgets",
@@ -88,6 +89,7 @@ if TYPE_CHECKING:  # pragma: no cover
         parallelism,
         plots,
         progress,
+        puzzles,
         schedule,
         serdes,
         sgd,

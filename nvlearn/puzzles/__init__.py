@@ -1,0 +1,52 @@
+"""Schedule puzzles: write a collective by hand, and the course checks it two ways.
+
+In the style of S. Rush's GPU / LLM-training puzzles: each puzzle states a collective, a
+fabric and a time to beat; the learner writes a :class:`~nvlearn.schedule.Schedule` (most
+easily with :class:`ScheduleBuilder`), and :func:`check` runs it on integer data (right on
+every rank, bit for bit, in two execution orders) and on the simulator (time vs target).
+
+* :mod:`~nvlearn.puzzles.builder` — :class:`ScheduleBuilder` (``send(src, dst, chunk,
+  reduce=False, after=None)``) and the collectives' promises per chunk.
+* :mod:`~nvlearn.puzzles.catalogue` — the :class:`Puzzle` records (:data:`PUZZLES`), their
+  fabrics, and target times computed from the library's own schedules.
+* :mod:`~nvlearn.puzzles.grading` — :func:`check` and its :class:`PuzzleResult` (with a map
+  of which rank holds what when the schedule is wrong).
+* :mod:`~nvlearn.puzzles.bounds` — :func:`traffic_bound`, the wire-rate time no schedule
+  can beat.
+
+Reference solutions and hidden tests live outside the package (``instructor/puzzles``).
+
+Examples
+--------
+>>> len(PUZZLES) >= 10
+True
+>>> b = ScheduleBuilder(get("ring_allreduce").instance())
+>>> check("ring_allreduce", b.build()).correct        # an empty schedule computes nothing
+False
+"""
+
+from .bounds import must_move, traffic_bound
+from .builder import ScheduleBuilder, chunk_blocks, n_blocks, promises
+from .catalogue import PUZZLES, Instance, Puzzle, baseline, get, target_time
+from .grading import STATUS_NAMES, PuzzleResult, check, contributions, execute, text_grid
+
+__all__ = [
+    "PUZZLES",
+    "STATUS_NAMES",
+    "Instance",
+    "Puzzle",
+    "PuzzleResult",
+    "ScheduleBuilder",
+    "baseline",
+    "check",
+    "chunk_blocks",
+    "contributions",
+    "execute",
+    "get",
+    "must_move",
+    "n_blocks",
+    "promises",
+    "target_time",
+    "text_grid",
+    "traffic_bound",
+]
