@@ -26,3 +26,48 @@ def test_unknown_control_is_an_error():
     ex = Explorer({"scale": W.IntSlider(value=2)}, render)
     with pytest.raises(ValueError, match="unknown control"):
         ex.set(size=3)
+
+
+def test_a_state_is_rendered_once_and_its_attributes_come_back():
+    calls = []
+
+    class Counting(Explorer):
+        cached_attrs = ("seen",)
+
+        def __init__(self):
+            super().__init__({"scale": W.IntSlider(value=2, min=1, max=5)}, self._draw)
+
+        def _draw(self, scale):
+            calls.append(scale)
+            self.seen = scale
+            return render(scale)
+
+    ex = Counting()
+    ex.set(scale=3)
+    ex.set(scale=2)  # back to the first state: from the cache, no render
+    assert calls == [2, 3] and ex.seen == 2 and ex.text == "scale = 2"
+    assert ex.figure.axes[0].lines[0].get_ydata()[-1] == 2  # the figure is rebuilt on demand
+    assert calls == [2, 3, 2]
+
+
+def test_states_one_move_away_start_with_the_moved_control():
+    ex = Explorer({"a": W.IntSlider(value=2, min=0, max=4),
+                   "b": W.Dropdown(options=["w", "x", "y", "z"], value="w"),
+                   "c": W.Checkbox(value=False)},
+                  lambda a, b, c: render(a))
+    ex.set(b="x")
+    states = [(s["a"], s["b"], s["c"]) for s in ex._neighbour_states()]
+    # the moved dropdown's next two options (wrapping round), the next value of c then a,
+    # a's previous value
+    assert states == [(2, "y", False), (2, "z", False), (2, "x", True), (3, "x", False),
+                      (1, "x", False)]
+
+
+def test_controls_wrap_and_labels_take_their_width():
+    slider = W.FloatSlider(description="jitter (UI)")
+    toggles = W.ToggleButtons(options=["node-limited + dedup", "flat"], description="routing")
+    ex = Explorer({"s": slider, "t": toggles}, lambda s, t: render(s))
+    row = ex.widget.children[0]
+    assert row.layout.flex_flow == "row wrap"
+    assert slider.style.description_width == "initial" and slider.layout.width == "440px"
+    assert toggles.style.button_width == "auto"

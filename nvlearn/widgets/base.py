@@ -2,8 +2,8 @@
 
 An :class:`Explorer` owns a few ipywidgets controls and a *render* function of their values
 that returns a matplotlib Figure and a short text (the numbers behind the picture). Moving a
-control re-renders into an Output area. Everything is drivable from Python, which is how the
-tests use it::
+control shows the figure for the new values. Everything is drivable from Python, which is
+how the tests use it::
 
     ex = LadderExplorer()
     ex.set(direction="bidirectional")   # same as moving the control
@@ -12,16 +12,39 @@ tests use it::
 
 The first render happens in the constructor, so a static figure is there before anyone
 touches a control (and the notebook reads well on a page with no live kernel).
+
+What keeps an update fast in the browser (``benchmarks/bench_browser_widgets.py``):
+
+* the figure is sent as PNG bytes into one ``ipywidgets.Image`` whose value changes, not
+  cleared and re-displayed in an Output area (no new output, no re-layout of the cell);
+* every state's PNG and text are cached (:attr:`Explorer.cache_size` states), so going back
+  costs nothing;
+* in a kernel, after each update the states one move away (the next value of each control,
+  the moved control's next value in the same direction first) are rendered while the
+  learner looks, one per turn of the kernel's event loop, so the next move usually finds
+  its picture ready.
+
+And what makes it fit a laptop: the controls wrap (a flex row that wraps), labels take the
+width they need, sliders get a fixed usable track.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import io
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
 from IPython.display import display
+
+#: Width of a slider (label, track and readout) in the control row.
+SLIDER_WIDTH = "440px"
+#: Seconds the kernel waits after an update before rendering the neighbouring states.
+PREFETCH_DELAY_S = 0.05
 
 
 def _in_kernel() -> bool:
@@ -29,6 +52,97 @@ def _in_kernel() -> bool:
 
     shell = get_ipython()
     return shell is not None and hasattr(shell, "kernel")
+
+
+def fit_control(control: W.Widget) -> W.Widget:
+    """Give ``control`` a layout that fits a wrapping row: whole labels, usable tracks.
+
+    Labels take the width they need (``description_width='initial'``), toggle buttons the
+    width of their text, sliders :data:`SLIDER_WIDTH` (a track of about 300 px), dropdowns
+    the width of their longest option. Widths an explorer has set itself are kept.
+
+    Examples
+    --------
+    >>> s = fit_control(W.FloatSlider(description="SNR (dB)"))
+    >>> s.style.description_width, s.layout.width
+    ('initial', '440px')
+    """
+    style = getattr(control, "style", None)
+    if style is not None and hasattr(style, "description_width"):
+        style.description_width = "initial"
+    if isinstance(control, W.ToggleButtons):
+        control.style.button_width = "auto"
+    if control.layout.width is None:
+        if isinstance(control, (W.FloatSlider, W.IntSlider, W.SelectionSlider)):
+            control.layout.width = SLIDER_WIDTH
+        elif isinstance(control, (W.Dropdown, W.ToggleButtons, W.Checkbox)):
+            control.layout.width = "auto"
+    return control
+
+
+def control_row(controls) -> W.Box:
+    """A row of controls that wraps onto more lines when the notebook is narrow.
+
+    Examples
+    --------
+    >>> control_row([W.Checkbox(description="overlap")]).layout.flex_flow
+    'row wrap'
+    """
+    return W.Box([fit_control(c) for c in controls],
+                 layout=W.Layout(display="flex", flex_flow="row wrap", align_items="center",
+                                 grid_gap="6px 18px", width="100%"))
+
+
+def figure_png(fig: plt.Figure) -> bytes:
+    """PNG bytes of ``fig`` at its own size and dpi (what the explorer's image shows).
+
+    Examples
+    --------
+    >>> from nvlearn.plots.style import new_figure
+    >>> fig, _ = new_figure(width=2.0, height=1.0)
+    >>> figure_png(fig)[:4]
+    b'\\x89PNG'
+    """
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, facecolor="white")
+    return buf.getvalue()
+
+
+def _neighbours(control: W.ValueWidget, forward: bool = True, every: bool = False) -> list:
+    """The values one move away from ``control``'s value: next first (previous first if
+    not ``forward``). With ``every``, a dropdown's or toggle's other options all count as
+    one move away (one click reaches any of them), in the order a learner stepping
+    through them meets them.
+
+    Examples
+    --------
+    >>> _neighbours(W.IntSlider(value=3, min=0, max=5), forward=False)
+    [2, 4]
+    >>> _neighbours(W.Dropdown(options=[1, 2, 3, 4], value=2), every=True)
+    [3, 4, 1]
+    """
+    value = control.value
+    if isinstance(control, W.Checkbox):
+        return [not value]
+    options = getattr(control, "_options_values", None)
+    if options is not None:
+        options = list(options)
+        if value not in options:
+            return []
+        i = options.index(value)
+        if every and not isinstance(control, W.SelectionSlider):
+            ring = options[i + 1:] + options[:i]
+            return ring if forward else ring[::-1]
+        after = options[i + 1:i + 2]
+        before = options[i - 1:i] if i > 0 else []
+    elif isinstance(control, (W.FloatSlider, W.IntSlider)):
+        after = [value + control.step] if value + control.step <= control.max else []
+        before = [value - control.step] if value - control.step >= control.min else []
+        if isinstance(control, W.FloatSlider):
+            after, before = [round(v, 12) for v in after], [round(v, 12) for v in before]
+    else:
+        return []
+    return after + before if forward else before + after
 
 
 class Controls:
@@ -72,41 +186,147 @@ class Explorer(Controls):
         Pure function of the control values returning ``(figure, text)``.
     title : str
         Shown above the controls.
+    prefetch : bool
+        In a kernel, render the states one move away while the learner looks.
+
+    Attributes
+    ----------
+    cached_attrs : tuple of str
+        Attributes that a subclass's render sets (for instance ``result``); they are cached
+        with each state's picture and restored when the state is shown again.
     """
+
+    cached_attrs: tuple[str, ...] = ()
+    #: States (PNG, text, cached attributes) kept.
+    cache_size = 96
 
     def __init__(
         self,
         controls: Mapping[str, W.ValueWidget],
         render: Callable[..., tuple[plt.Figure, str]],
         title: str = "",
+        prefetch: bool = True,
     ) -> None:
         self.controls = dict(controls)
         self._render = render
-        self._out = W.Output()
+        self._prefetch_enabled = prefetch
+        self._image = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto"))
         self._text = W.HTML()
-        self.figure: plt.Figure | None = None
+        self._cache: OrderedDict[tuple, tuple[bytes, str, dict]] = OrderedDict()
+        self._figure: plt.Figure | None = None
+        self._figure_key: tuple | None = None
+        self._generation = 0
+        self._last_moved: tuple[str, bool] | None = None
         self.text = ""
         self.last_update_s = 0.0
         header = [W.HTML(f"<b>{title}</b>")] if title else []
-        self.widget = W.VBox([*header, W.HBox(list(self.controls.values())), self._out, self._text])
-        for control in self.controls.values():
-            control.observe(self._on_change, names="value")
+        self.widget = W.VBox([*header, control_row(self.controls.values()), self._image,
+                              self._text])
+        for name, control in self.controls.items():
+            control.observe(lambda change, name=name: self._on_change(name, change),
+                            names="value")
         self.update()
 
-    def _on_change(self, _change) -> None:
+    @property
+    def figure(self) -> plt.Figure:
+        """The current state's matplotlib Figure (rendered again if only its PNG was cached)."""
+        key = self._key(self.values)
+        if self._figure is None or self._figure_key != key:
+            self._keep_figure(key, self._render(**self.values)[0])
+        return self._figure
+
+    def _keep_figure(self, key: tuple, fig: plt.Figure) -> None:
+        if self._figure is not None and self._figure is not fig:
+            plt.close(self._figure)
+        self._figure, self._figure_key = fig, key
+        plt.close(fig)  # out of pyplot's list (the inline backend would show it again)
+
+    @staticmethod
+    def _key(values: Mapping) -> tuple:
+        return tuple(sorted((k, round(v, 9) if isinstance(v, float) else v)
+                            for k, v in values.items()))
+
+    def _on_change(self, name: str, change) -> None:
+        old, new = change.get("old"), change.get("new")
+        forward = True
+        control = self.controls[name]
+        options = getattr(control, "_options_values", None)
+        if options is not None and old in options and new in options:
+            forward = list(options).index(new) >= list(options).index(old)
+        elif isinstance(old, (int, float)) and isinstance(new, (int, float)):
+            forward = new >= old
+        self._last_moved = (name, forward)
         self.update()
+
+    def _state(self, values: Mapping, keep: bool) -> tuple[bytes, str, dict]:
+        """The cached (PNG, text, attributes) of ``values``, rendering it on a miss."""
+        key = self._key(values)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        saved = {a: getattr(self, a, None) for a in self.cached_attrs}
+        fig, text = self._render(**values)
+        png = figure_png(fig)
+        attrs = {a: getattr(self, a, None) for a in self.cached_attrs}
+        if keep:
+            self._keep_figure(key, fig)
+        else:
+            plt.close(fig)
+            for a, v in saved.items():  # a prefetch must not change what is shown
+                setattr(self, a, v)
+        self._cache[key] = (png, text, attrs)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return png, text, attrs
 
     def update(self) -> None:
-        """Re-render from the current control values."""
+        """Show the current control values' figure and text (rendering them if not cached)."""
         t0 = time.perf_counter()
-        fig, text = self._render(**self.values)
-        if self.figure is not None and self.figure is not fig:
-            plt.close(self.figure)
-        self.figure, self.text = fig, text
-        if _in_kernel():  # outside Jupyter (tests, scripts) there is nothing to draw into
-            self._out.clear_output(wait=True)
-            with self._out:
-                display(fig)
-        plt.close(fig)  # shown once in the Output; keep pyplot's list of open figures short
-        self._text.value = f"<pre>{text}</pre>"
+        self._generation += 1
+        png, text, attrs = self._state(self.values, keep=True)
+        for a, v in attrs.items():
+            setattr(self, a, v)
+        self.text = text
+        self._image.value = png
+        self._text.value = f"<pre style='white-space:pre-wrap'>{text}</pre>"
         self.last_update_s = time.perf_counter() - t0
+        if self._prefetch_enabled and _in_kernel():
+            self._schedule_prefetch()
+
+    def _neighbour_states(self) -> list[dict]:
+        """States one move away, likeliest first: the last-moved control's next two values
+        in the direction it moved, the next value of each other control (those after it in
+        the row first), the others' previous values. Short on purpose: a render under way
+        delays the learner's next move, so the list should be done within a breath."""
+        current = self.values
+        names = list(self.controls)
+        moved_values: list = []
+        if self._last_moved is not None:
+            moved, fwd = self._last_moved
+            i = names.index(moved)
+            names = names[i + 1:] + names[:i]
+            moved_values = _neighbours(self.controls[moved], fwd, every=True)
+        others = {name: _neighbours(self.controls[name]) for name in names}
+        states = [{**current, moved: v} for v in moved_values[:2]]
+        states += [{**current, n: vs[0]} for n, vs in others.items() if vs]
+        states += [{**current, n: vs[1]} for n, vs in others.items() if len(vs) > 1]
+        return states
+
+    def _schedule_prefetch(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        generation = self._generation
+        pending = [s for s in self._neighbour_states() if self._key(s) not in self._cache]
+
+        def step() -> None:
+            if generation != self._generation or not pending:
+                return  # the learner moved on: a newer update scheduled its own
+            values = pending.pop(0)
+            with contextlib.suppress(ValueError):  # a neighbour that is not a valid setting
+                self._state(values, keep=False)
+            loop.call_later(PREFETCH_DELAY_S, step)
+
+        loop.call_later(PREFETCH_DELAY_S, step)

@@ -110,9 +110,10 @@ class MoEExplorer(Explorer):
         controls = {
             "experts": W.Dropdown(options=[8, 16, 32, 64, 128, 256], value=64,
                                   description="experts", style=style),
-            "top_k": W.IntSlider(value=2, min=1, max=8, description="top-k", style=style),
+            "top_k": W.IntSlider(value=2, min=1, max=8, description="top-k", style=style,
+                                  continuous_update=False),
             "skew": W.FloatSlider(value=0.5, min=0.0, max=2.0, step=0.1, description="skew",
-                                  style=style),
+                                  style=style, continuous_update=False),
             "capacity": W.Dropdown(options=CAPACITY_CHOICES, value=1.25,
                                    description="capacity factor", style=style),
             "tokens": W.Dropdown(options=[256, 512, 1024, 2048], value=1024,
@@ -125,6 +126,3 @@ class MoEExplorer(Explorer):
                                        description="routing", style=style),
         }
         super().__init__(controls, render_moe, title="MoE all-to-all explorer")
-        rows = list(self.controls.values())
-        self.widget.children = (self.widget.children[0], W.HBox(rows[:4]), W.HBox(rows[4:]),
-                                *self.widget.children[2:])

@@ -51,6 +51,8 @@ class EyeExplorer(Explorer):
         ex.result.ber, ex.text              # what the learner now sees
     """
 
+    cached_attrs = ("result",)
+
     def __init__(self, n_symbols: int = 100_000, seed: int = 0) -> None:
         self.n_symbols = int(n_symbols)
         self.seed = seed

@@ -58,6 +58,8 @@ class TrafficExplorer(Explorer):
     'incast on NVLink pod (16 GPUs), taper 2:1, static routing; 1 run, 15 flows'
     """
 
+    cached_attrs = ("stats",)
+
     def __init__(self, nodes: int = 16, n_bytes: float = 64e6, runs: int = 3) -> None:
         self.nodes, self.n_bytes, self.runs = nodes, n_bytes, runs
         self.stats: FlowStats | None = None
@@ -68,7 +70,7 @@ class TrafficExplorer(Explorer):
             "policy": W.ToggleButtons(options=["adaptive", "static"], value="adaptive",
                                       description="routing"),
             "taper": W.SelectionSlider(options=[(f"{t:g}:1", t) for t in TAPERS], value=2.0,
-                                       description="taper"),
+                                       description="taper", continuous_update=False),
         }
         super().__init__(controls, self._draw,
                          title=f"Traffic on a {8 * nodes}-GPU fabric (taper = node/leaf "
