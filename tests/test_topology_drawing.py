@@ -41,8 +41,8 @@ def test_pod_drawing_aggregates_per_plane():
     texts = _texts(fig)
     assert any("10 x (2 x 25 GB/s)" in t for t in texts)
     assert any("8 x (2 x 25 GB/s)" in t for t in texts)
-    assert any("plane 0: 10 NVSwitch chips" in t and "5 switch boxes" in t for t in texts)
-    assert any("24 more" in t for t in texts)
+    assert any("plane 0:\n10 NVSwitch chips" in t and "5 switch boxes" in t for t in texts)
+    assert any("28 more" in t for t in texts)  # 4 of the 32 nodes drawn (2 from each end)
     assert any("2:1 taper" in t for t in texts)
     assert len(fig.axes[0].lines) < 400  # aggregated, not one line per cable
     plt.close(fig)

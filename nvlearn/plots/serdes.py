@@ -78,7 +78,6 @@ def eye_diagram(result: LinkResult, ax=None):
         f"theory, noise\nonly (no ISI):\n{_sci(result.ber_theory)}",
         transform=ax.transAxes,
         va="center",
-        fontsize=9,
     )
     fig.subplots_adjust(right=0.76, top=0.86)
     return fig

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
+from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.units import format_time
 
 #: Colour and label of each fabric name of :data:`nvlearn.sgd.FABRICS`.
@@ -131,7 +131,7 @@ def timeline_figure(step, title: str | None = None):
     """
     tl = step.timeline
     scale, unit = _time_unit(tl.end)
-    fig, ax = new_figure(width=9.0, height=2.9)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=3.3)
     h = 0.6
     ax.broken_barh([(0, tl.forward_end * scale)], (1 - h / 2, h), color="#4c72b0",
                    label="forward")
@@ -147,7 +147,7 @@ def timeline_figure(step, title: str | None = None):
     if step.overlap and 1 < n_buckets <= 60:
         ax.vlines(tl.bucket_ready * scale, 0.45, 0.55, color="0.3", lw=0.8)
     ax.set_yticks([0, 1], ["all-reduce", "compute"])
-    ax.set_ylim(-0.6, 1.9)
+    ax.set_ylim(-0.6, 2.2)
     ax.set_xlim(0, tl.end * scale * 1.02)
     ax.set_xlabel(f"time within one step ({unit})")
     ax.grid(axis="y", visible=False)
@@ -155,9 +155,9 @@ def timeline_figure(step, title: str | None = None):
            if step.overlap else "no overlap: one all-reduce after backward")
     ax.set_title(title or (
         f"{step.n_params / 1e9:g}B params on {step.n_gpus:,} GPUs, "
-        f"{FABRIC_STYLE[step.fabric][1]} — {how}; efficiency {100 * step.efficiency:.0f} %"),
-        fontsize=9.5)
-    ax.legend(fontsize=7.5, loc="upper center", ncol=4, bbox_to_anchor=(0.5, 1.0))
+        f"{FABRIC_STYLE[step.fabric][1]}\n{how}; efficiency {100 * step.efficiency:.0f} %"),
+        fontsize=10)
+    ax.legend(fontsize=9, loc="upper center", ncol=2, bbox_to_anchor=(0.5, 1.0))
     fig.tight_layout()
     return fig
 

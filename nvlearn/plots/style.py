@@ -25,6 +25,11 @@ FABRIC_COLOURS: dict[str, str] = {
     "ib_switch": "#1f4e9c",
 }
 
+#: Widest figure (inches at the course's 100 dpi) that JupyterLab shows at full size in a
+#: 1280-px window with the file browser open (an output area of about 850 px); wider ones
+#: are scaled down, and their 10 pt text falls below the notebook's 14 px body text.
+NOTEBOOK_WIDTH = 8.4
+
 #: A qualitative palette for algorithms / series.
 SERIES = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")
 

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 
 import numpy as np
@@ -34,7 +35,7 @@ from ..topology import (
     injection_bw_per_dir,
 )
 from ..units import format_rate
-from .style import FABRIC_COLOURS, new_figure
+from .style import FABRIC_COLOURS, NOTEBOOK_WIDTH, new_figure
 
 _NODE_COLOUR = {
     NODE_GPU: FABRIC_COLOURS["gpu"],
@@ -65,7 +66,7 @@ def _bundle_text(topo: Topology, link: int) -> str:
     return f"{count} x {_rate(per_link)}" if count > 1 else _rate(per_link)
 
 
-def _box(ax, x, y, w, h, colour, text="", fontsize=7, text_colour="white", zorder=3,
+def _box(ax, x, y, w, h, colour, text="", fontsize=9, text_colour="white", zorder=3,
          alpha=1.0):
     ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h,
                                 boxstyle="round,pad=0,rounding_size=0.02", fc=colour,
@@ -85,7 +86,8 @@ def _finish(fig, ax, topo: Topology, title: str | None, kinds, counts_shown: boo
         parts.append(f"{lo if lo == hi else f'{lo} .. {hi}'}"
                      + (f" {LINK_KIND_NAMES[kind]}" if len(set(topo.link_kind)) > 1 else ""))
     inj_text = " + ".join(parts)
-    ax.set_title(title or f"{topo.name}: {topo.n_gpus} GPUs, {inj_text} per GPU per direction")
+    ax.set_title(title or "\n".join(textwrap.wrap(
+        f"{topo.name}: {topo.n_gpus} GPUs, {inj_text} per GPU per direction", 72)))
     handles = []
     for kind in sorted(kinds):
         sel = topo.link_kind == kind
@@ -101,9 +103,9 @@ def _finish(fig, ax, topo: Topology, title: str | None, kinds, counts_shown: boo
     for kind in present:
         handles.append(Line2D([], [], ls="", marker="s", ms=9, mfc=_NODE_COLOUR[kind],
                               mec="black", label=_SHORT[kind]))
-    below = -0.045 if topo.node_box.max() > 0 else -0.01
+    below = -0.07 if topo.node_box.max() > 0 else -0.01
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, below),
-              ncol=min(4, len(handles)), fontsize=8)
+              ncol=min(2 if topo.node_box.max() > 0 else 3, len(handles)), fontsize=10)
     fig.tight_layout()
 
 
@@ -118,7 +120,7 @@ def _draw_circle(topo: Topology, ax) -> set[int]:
         ax.plot([x0, x1], [y0, y1], color=colour, lw=1.0 + 0.5 * topo.link_count[link],
                 zorder=1)
         if n <= 8:
-            ax.text((x0 + x1) / 2, (y0 + y1) / 2, _bundle_text(topo, link), fontsize=7,
+            ax.text((x0 + x1) / 2, (y0 + y1) / 2, _bundle_text(topo, link), fontsize=9,
                     ha="center", va="center", zorder=2,
                     bbox={"fc": "white", "ec": "none", "pad": 0.5})
     for rank, g in enumerate(topo.gpus):
@@ -165,7 +167,7 @@ def _draw_tiers(topo: Topology, ax) -> set[int]:
         count = int(topo.link_count[link])
         ax.plot([x0, x1], [y0, y1], color=colour, lw=0.6 + 0.5 * count, alpha=0.75, zorder=1)
         if count > 1 and y0 != y1:
-            ax.text(x0, y0 + 0.09, str(count), fontsize=6.5, ha="center",
+            ax.text(x0, y0 + 0.09, str(count), fontsize=8.5, ha="center",
                     va="center", zorder=2,
                     bbox={"boxstyle": "circle,pad=0.15", "fc": "white", "ec": colour,
                           "lw": 0.6})
@@ -185,7 +187,7 @@ def _draw_tiers(topo: Topology, ax) -> set[int]:
             if down:
                 k = down[0]
                 ax.text(x, y + 0.22, f"{_bundle_text(topo, k)} = {_rate(topo.link_capacity[k])}"
-                        "\nper GPU, per direction", ha="center", va="bottom", fontsize=7)
+                        "\nper GPU, per direction", ha="center", va="bottom", fontsize=9)
     ax.set_xlim(-0.6, width + 0.6)
     ax.set_ylim(-0.35, top + 0.75)
     return set(topo.link_kind[idx].tolist())
@@ -253,14 +255,18 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
         if topo.node_kind[members[0]] == NODE_IB_SWITCH:
             kind = ("leaf" if plane >= 0 else "spine") if len(members) == 1 else (
                 "leaves" if plane >= 0 else "spines")
-        label = f"{what} {plane}: {len(members)} {kind}" if plane >= 0 else (
-            f"{len(members)} {kind}")
+        if plane < 0:
+            label = f"{len(members)} {kind}"
+        elif len(members) == 1:
+            label = f"{what} {plane}"
+        else:
+            label = f"{what} {plane}:\n{len(members)} {kind}"
         label += " chips" if topo.node_kind[members[0]] == NODE_NVSWITCH else ""
         n_enc = len({enclosure[v] for v in members if v in enclosure})
         if n_enc:
             label += f"\nin {n_enc} switch boxes"
         ax.text(np.mean(xs), pos[members[0]][1] + 0.22, label, ha="center", va="bottom",
-                fontsize=7)
+                fontsize=9)
 
     # ---- boxes at the bottom
     inner_rows = {NODE_GPU: 0.0}
@@ -279,7 +285,7 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
         ax.add_patch(FancyBboxPatch((x0 - 0.05, bottom), box_w + 0.1, 1.6 - bottom,
                                     boxstyle="round,pad=0,rounding_size=0.05", fc="#f4f4f4",
                                     ec="#999999", lw=0.6, zorder=0))
-        ax.text(x0 + box_w / 2, bottom - 0.1, f"node {bx}", ha="center", va="top", fontsize=7)
+        ax.text(x0 + box_w / 2, bottom - 0.1, f"node {bx}", ha="center", va="top", fontsize=9)
         for kind, y in inner_rows.items():
             row = [int(v) for v in members if topo.node_kind[v] == kind]
             for i, v in enumerate(row):
@@ -301,12 +307,12 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
                 plane = int(topo.node_plane[v])
                 label = str(plane) if kind == NODE_NVSWITCH and plane >= 0 else ""
                 _box(ax, *pos[v], 0.1 if kind == NODE_GPU else 0.14, 0.16, _NODE_COLOUR[kind],
-                     label, fontsize=5.5, text_colour="black")
+                     label, fontsize=7.5, text_colour="black")
     if len(shown) < n_boxes:
         slot = len(shown) // 2
         x_gap = gap / 2 + slot * (box_w + gap) + box_w / 2
         ax.text(x_gap, 0.4, f"...\n{n_boxes - len(shown)} more\nnodes,\nwired\nthe same\nway",
-                ha="center", va="center", fontsize=7)
+                ha="center", va="center", fontsize=9)
     # per box: what the GPUs inject vs what leaves the box (the taper)
     box0 = topo.node_box == 0
     from_gpu = box0[topo.link_src] & (topo.node_kind[topo.link_src] == NODE_GPU)
@@ -314,9 +320,9 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
     into = topo.link_capacity[to_nvswitch if to_nvswitch.any() else from_gpu]
     out = topo.link_capacity[box0[topo.link_src] & fabric[topo.link_dst]]
     where = "into the NVSwitches" if to_nvswitch.any() else ""
-    ax.text(0.5, -0.005, f"per node: the GPUs inject {_rate(into.sum())} {where}; "
+    ax.text(0.5, -0.005, f"per node: the GPUs inject {_rate(into.sum())} {where};\n"
             f"{_rate(out.sum())} leaves the node for the fabric (per direction; "
-            f"{into.sum() / out.sum():.3g}:1 taper)", fontsize=8.5, ha="center", va="top",
+            f"{into.sum() / out.sum():.3g}:1 taper)", fontsize=10.5, ha="center", va="top",
             transform=ax.transAxes)
 
     # ---- box-to-fabric cables: a node wired to every switch of a plane group gets one line
@@ -361,7 +367,7 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
         if same_tier > 4 and (key[0], text) in labelled:
             continue  # many rails wired alike: say it once
         labelled.add((key[0], text))
-        ax.text(np.mean(xs), gy - 0.14, text, fontsize=6.5,
+        ax.text(np.mean(xs), gy - 0.14, text, fontsize=8.5,
                 ha="center", va="top", zorder=4, color=colour,
                 bbox={"fc": "white", "ec": colour, "lw": 0.5, "pad": 1.5})
 
@@ -385,7 +391,7 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
             int(topo.node_kind[lower])]
         colour = FABRIC_COLOURS[LINK_KIND_KEYS[topo.link_kind[link]]]
         ax.text(0.02, (pos[a][1] + pos[b][1]) / 2, f"each {name}:\n{len(up)} x "
-                f"{_bundle_text(topo, up[0])} up", fontsize=6.5, color=colour, ha="left",
+                f"{_bundle_text(topo, up[0])} up", fontsize=8.5, color=colour, ha="left",
                 va="center", zorder=4, bbox={"fc": "white", "ec": colour, "lw": 0.5, "pad": 1.5})
     top = max(y for _, y in pos.values())
     ax.set_xlim(-0.1, total_w + 0.1)
@@ -393,7 +399,7 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
     return kinds_drawn
 
 
-def draw_topology(topo: Topology, *, max_boxes: int = 8, title: str | None = None) -> Figure:
+def draw_topology(topo: Topology, *, max_boxes: int = 4, title: str | None = None) -> Figure:
     """Draw a fabric: nodes by kind, cables coloured by link kind, bundles annotated.
 
     Parameters
@@ -423,11 +429,12 @@ def draw_topology(topo: Topology, *, max_boxes: int = 8, title: str | None = Non
         fig, ax = new_figure(width=6.5, height=6.0)
         kinds = _draw_circle(topo, ax)
     elif n_boxes <= 1:
-        fig, ax = new_figure(width=max(7.0, 1.0 * topo.n_gpus + 1), height=4.6)
+        fig, ax = new_figure(width=min(NOTEBOOK_WIDTH, max(7.0, 1.0 * topo.n_gpus + 1)),
+                             height=4.6)
         kinds = _draw_tiers(topo, ax)
     else:
         tiers = len(set(topo.node_tier[topo.node_box < 0].tolist()))
-        fig, ax = new_figure(width=13.0, height=5.0 + 1.2 * tiers)
+        fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=5.0 + 1.2 * tiers)
         kinds = _draw_boxes(topo, ax, max_boxes)
     _finish(fig, ax, topo, title, kinds, counts_shown=n_boxes <= 1 and topo.n_nodes > topo.n_gpus
             and bool((topo.link_count > 1).any()))

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
+from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.units import format_bytes, format_rate, format_time
 
 #: Line style per routing policy in every figure of this module.
@@ -283,8 +283,8 @@ def traffic_explorer_figure(stats):
     >>> len(traffic_explorer_figure(measure(single_switch(4, 1e11), ring(4, 1e9))).axes)
     2
     """
-    fig, (left, right) = new_figure(1, 2, width=11.0, height=3.8,
-                                    gridspec_kw={"width_ratios": [1.1, 1]})
+    fig, (left, right) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=6.4,
+                                    gridspec_kw={"height_ratios": [1.3, 1]})
     colour = _fabric_colour(stats.fabric)
     unit, factor = _time_unit(stats.fct)
     fct = stats.fct * factor
@@ -299,13 +299,13 @@ def traffic_explorer_figure(stats):
         left.axvline(q * factor, color="black", ls=ls, lw=1)
     left.set_xlabel(f"flow completion time ({unit}); dotted p50, dashed p99")
     left.set_ylabel("flows")
-    left.set_title(f"{stats.pattern} on {stats.fabric}, {stats.policy} routing", fontsize=9)
+    left.set_title(f"{stats.pattern} on {stats.fabric}, {stats.policy} routing", fontsize=10)
     labels = [lbl for lbl, _ in stats.hot_links][::-1]
     util = [u for _, u in stats.hot_links][::-1]
     right.barh(range(len(util)), util, color=colour)
-    right.set_yticks(range(len(util)), labels, fontsize=8)
+    right.set_yticks(range(len(util)), labels)
     right.set_xlim(0, 1.05)
     right.set_xlabel("mean utilisation over the run (bytes / capacity x time)")
-    right.set_title("the five busiest links", fontsize=9)
+    right.set_title("the five busiest links", fontsize=10)
     fig.tight_layout()
     return fig
