@@ -102,3 +102,12 @@ def test_figures_have_labelled_axes():
 def test_size_and_time_labels():
     assert P.size_label(8 * 2**30) == "8 GiB"
     assert P.time_label(2e-5) == "20 µs"
+
+
+def test_chunks_dropdown_shows_best_at_start():
+    ex = AllreduceExplorer(warm=False)
+    assert ex.controls["chunks"].label == "best" and ex.values["chunks"] is None
+    ex.set(chunks=4)
+    assert ex.values["chunks"] == 4
+    ex.set(chunks=None)
+    assert ex.controls["chunks"].label == "best"

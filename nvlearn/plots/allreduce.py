@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
+from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 
 #: One colour per algorithm, the same in every figure of the notebook.
 ALGO_COLOURS: dict[str, str] = {
@@ -107,7 +107,8 @@ def _dense(sizes: np.ndarray, values: np.ndarray, per: int = 12) -> tuple[np.nda
 def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
                  among: Sequence[Sequence[str] | None] | None = None,
                  bus_bw_ref: Mapping[str, float] | None = None):
-    """Time (top) and nccl-tests busbw (bottom) vs size, one column per Sweep.
+    """Time and nccl-tests busbw (below it) vs size, one pair of panels per Sweep, all
+    stacked at the notebook's width (side by side they would be shrunk).
 
     Simulated algorithms are drawn with dots at the simulated sizes, closed forms as dashed
     lines; the fastest algorithm's curve is underlaid in grey and every change of the
@@ -131,11 +132,13 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
     2
     """
     n = len(sweeps)
-    fig, axes = new_figure(2, n, width=6.2 * n, height=8.2, squeeze=False, sharex="col")
+    fig, axes = new_figure(2 * n, 1, width=NOTEBOOK_WIDTH, height=6.4 * n + 1.2,
+                           squeeze=False)
     seen: dict[str, object] = {}
     styles: set[bool] = set()
     for j, sw in enumerate(sweeps):
-        ax_t, ax_b = axes[0, j], axes[1, j]
+        ax_t, ax_b = axes[2 * j, 0], axes[2 * j + 1, 0]
+        ax_b.sharex(ax_t)
         contest = among[j] if among else None
         best = sw.best_index(contest)
         env = sw.time[best, np.arange(sw.sizes.size)]
@@ -161,7 +164,7 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
                 ax.axvline(x, color="#444444", ls=":", lw=1.0, zorder=2)
             ax_t.annotate(f"{ALGO_LABELS.get(a, a)} → {ALGO_LABELS.get(b, b)}\n{size_label(x)}",
                           xy=(x, 0.98 - 0.13 * (k % 3)), xycoords=("data", "axes fraction"),
-                          ha="left", va="top", fontsize=7.5, color="#333333",
+                          ha="left", va="top", fontsize=9, color="#333333",
                           xytext=(3, 0), textcoords="offset points",
                           bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
         _time_axis(ax_t)
@@ -172,12 +175,10 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
         for label, value in (bus_bw_ref or {}).items():
             ax_b.axhline(value / 1e9, color=FABRIC_COLOURS["nvlink"], lw=1.0, ls="-.")
             ax_b.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
-                          va="bottom", fontsize=8, color="#3f7f00")
+                          va="bottom", fontsize=9, color="#3f7f00")
         title = titles[j] if titles else f"{sw.fabric}, {sw.n_ranks} GPUs"
         ax_t.set_title(f"{title}\n{_MODEL_LABELS[sw.model]}", fontsize=10)
-        ax_t.tick_params(labelbottom=True)
         _size_axis(ax_t, sw.sizes)
-        ax_t.set_xlabel("")
     handles = [Line2D([], [], color="#bbbbbb", lw=7, alpha=0.6), *seen.values()]
     labels = ["fastest at that size", *seen.keys()]
     if True in styles:
@@ -186,10 +187,10 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
     if False in styles:
         handles.append(Line2D([], [], color="#333333", ls="--"))
         labels.append("closed form")
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8.5,
-               bbox_to_anchor=(0.5, -0.005))
-    rows = -(-len(labels) // 4)
-    fig.tight_layout(rect=(0, 0.025 * rows + 0.01, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=9.5,
+               bbox_to_anchor=(0.5, 0.0))
+    legend_in = 0.22 * -(-len(labels) // 3) + 0.15
+    fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
     return fig
 
 
@@ -295,12 +296,13 @@ def nccl_model_figure(tunings: Sequence, sizes, titles: Sequence[str] | None = N
     1
     """
     n = len(tunings)
-    fig, axes = new_figure(1, n, width=5.6 * n, height=4.6, squeeze=False)
+    # One panel per row: three side by side would be shown at ~60 % in a notebook.
+    fig, axes = new_figure(n, 1, width=NOTEBOOK_WIDTH, height=3.4 * n + 1.2, squeeze=False)
     x = np.asarray(sizes, dtype=np.float64)
     xs = np.geomspace(x.min(), x.max(), 400)
     handles = {}
     for j, t in enumerate(tunings):
-        ax = axes[0, j]
+        ax = axes[j, 0]
         times = t.times(xs)
         for c, row in zip(t.candidates, times, strict=True):
             if not c.enabled:
@@ -313,13 +315,13 @@ def nccl_model_figure(tunings: Sequence, sizes, titles: Sequence[str] | None = N
         handles.setdefault("NCCL's choice", hb)
         first = t.best(xs[0])
         ax.annotate(first.label, xy=(xs[0], first.time(xs[0])), xytext=(4, 6),
-                    textcoords="offset points", fontsize=8)
+                    textcoords="offset points", fontsize=9.5)
         for k, cx in enumerate(t.crossovers(x.min(), x.max())):
             ax.axvline(cx.n_bytes, color="#444444", ls=":", lw=1.0)
             ax.annotate(f"→ {cx.to.label}\n{size_label(cx.n_bytes)}",
                         xy=(cx.n_bytes, 0.97 - 0.14 * (k % 3)),
                         xycoords=("data", "axes fraction"), xytext=(3, 0),
-                        textcoords="offset points", ha="left", va="top", fontsize=8,
+                        textcoords="offset points", ha="left", va="top", fontsize=9.5,
                         bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
         _time_axis(ax)
         ax.set_ylabel("predicted time (log scale)")
@@ -328,9 +330,11 @@ def nccl_model_figure(tunings: Sequence, sizes, titles: Sequence[str] | None = N
         where = f"{f.n_nodes} x {f.ranks_per_node}" if f.n_nodes > 1 else "1 node"
         ax.set_title(titles[j] if titles else f"{f.name}\n{f.n_ranks} GPUs ({where})",
                      fontsize=10)
+    ncol = min(3, len(handles))
     fig.legend(list(handles.values()), list(handles.keys()), loc="lower center",
-               ncol=min(5, len(handles)), fontsize=8, bbox_to_anchor=(0.5, -0.01))
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+               ncol=ncol, fontsize=9.5, bbox_to_anchor=(0.5, 0.0))
+    legend_in = 0.22 * -(-len(handles) // ncol) + 0.15
+    fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
     return fig
 
 

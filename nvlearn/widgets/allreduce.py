@@ -31,7 +31,7 @@ from nvlearn.plots.allreduce import (
 )
 from nvlearn.sim.models import MODELS
 from nvlearn.units import format_rate
-from nvlearn.widgets.base import Controls
+from nvlearn.widgets.base import Controls, control_row
 
 #: Fabrics of the explorer: key -> (label, GPU counts offered).
 FABRICS: dict[str, tuple[str, tuple[int, ...]]] = {
@@ -41,6 +41,8 @@ FABRICS: dict[str, tuple[str, tuple[int, ...]]] = {
 }
 #: Pipeline depths offered; None = each algorithm at its best depth.
 CHUNKS = (None, 1, 2, 4, 8, 16, 32, 64)
+#: The "chunks" dropdown's value for None (a Dropdown whose value is None shows nothing).
+_BEST_CHUNKS = 0
 
 
 @functools.lru_cache(maxsize=16)
@@ -186,8 +188,10 @@ class AllreduceExplorer(Controls):
                                description="GPUs"),
             "fabric": W.ToggleButtons(options=[(v[0], k) for k, v in FABRICS.items()],
                                       value=fabric, description="fabric"),
-            "chunks": W.Dropdown(options=[("best", None)] + [(str(c), c) for c in CHUNKS[1:]],
-                                 value=chunks, description="chunks"),
+            "chunks": W.Dropdown(options=[("best", _BEST_CHUNKS)]
+                                 + [(str(c), c) for c in CHUNKS[1:]],
+                                 value=_BEST_CHUNKS if chunks is None else chunks,
+                                 description="chunks"),
             "model": W.ToggleButtons(options=[("achievable (NCCL)", "achievable"),
                                               ("wire (ideal)", "wire")],
                                      value=model, description="model"),
@@ -201,19 +205,29 @@ class AllreduceExplorer(Controls):
         c = self.controls
         self.widget = W.VBox([
             W.HTML("<b>All-reduce explorer: which algorithm, and why</b>"),
-            W.HBox([c["fabric"], c["gpus"]]), c["model"],
-            W.HBox([c["algorithm"], c["chunks"]]),
-            c["size"], self._chart, self._text, self._table])
+            control_row([c[k] for k in ("fabric", "gpus", "model", "algorithm", "chunks",
+                                        "size")]),
+            self._chart, self._text, self._table])
         for name, control in self.controls.items():
             control.observe(self._on_fabric if name == "fabric" else self._on_change,
                             names="value")
         self.update()
+
+    @property
+    def values(self) -> dict:
+        """Current control values by keyword (``chunks`` None = each at its best depth)."""
+        values = super().values
+        if values["chunks"] == _BEST_CHUNKS:
+            values["chunks"] = None
+        return values
 
     def set(self, **values) -> None:
         """Set controls from Python (as a learner moving them would); one update at the end.
 
         The fabric is set first: it decides which GPU counts are offered.
         """
+        if "chunks" in values and values["chunks"] is None:
+            values["chunks"] = _BEST_CHUNKS
         if "fabric" in values:
             values = {"fabric": values.pop("fabric"), **values}
         self._quiet = True
