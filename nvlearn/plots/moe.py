@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from nvlearn.moe import MoEComm, Routing, gpu_boxes
-from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
+from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.units import format_time
 
 #: Colours of the three ways to carry the traffic.
@@ -173,7 +173,7 @@ def draw_receive_bytes(ax, comm: MoEComm, label_link: bool = True) -> None:
     ax.axhline(recv.mean(), color="k", ls=":", lw=1, label=f"mean {recv.mean():,.1f} MB")
     ax.annotate(f"hottest: GPU {hot}\n{recv[hot]:,.1f} MB = {recv[hot] / recv.mean():.2f} x mean",
                 xy=(hot, recv[hot]), xytext=(0.02, 0.97), textcoords="axes fraction",
-                va="top", fontsize=8.5,
+                va="top", fontsize=9.5,
                 arrowprops={"arrowstyle": "->", "color": SERIES[3], "lw": 0.8})
     box = gpu_boxes_of(comm)
     for e in np.flatnonzero(np.diff(box)) + 0.5:
@@ -183,7 +183,7 @@ def draw_receive_bytes(ax, comm: MoEComm, label_link: bool = True) -> None:
     ax.set_xlabel("GPU (grey lines: node boundaries)")
     ax.set_ylabel("received in dispatch (MB)")
     ax.grid(axis="x", visible=False)
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=9.5, loc="upper right")
     link = comm.limiting_link()
     if label_link and link is not None:
         phase = comm.slowest_stage()[0]
@@ -216,8 +216,8 @@ def imbalance_figure(comm: MoEComm) -> plt.Figure:
 
 def overview_figure(comm: MoEComm) -> plt.Figure:
     """Traffic heatmap and per-GPU receive bytes side by side (the explorer's figure)."""
-    fig, (a, b) = new_figure(1, 2, width=11.5, height=4.4,
-                             gridspec_kw={"width_ratios": [1.0, 1.25]})
+    fig, (a, b) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=8.2,
+                             gridspec_kw={"height_ratios": [1.25, 1.0]})
     draw_traffic_heatmap(a, comm.dispatch_bytes, gpu_boxes_of(comm),
                          "dispatch bytes, GPU to GPU (grey: local)")
     draw_receive_bytes(b, comm)
@@ -245,7 +245,7 @@ def fabric_times_figure(results: Mapping[str, MoEComm], title: str = "") -> plt.
     labels = list(results)
     d = np.array([results[k].dispatch_time for k in labels]) * 1e3
     c = np.array([results[k].combine_time for k in labels]) * 1e3
-    fig, ax = new_figure(width=9.0, height=0.75 * len(labels) + 1.4)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=0.75 * len(labels) + 1.4)
     y = np.arange(len(labels))[::-1]
     ax.barh(y, d, color=SERIES[0], height=0.6, label="dispatch")
     ax.barh(y, c, left=d, color=SERIES[2], height=0.6, label="combine")
@@ -288,8 +288,9 @@ def capacity_tradeoff_figure(factors: Sequence[float], drop_fraction: Sequence[f
     2
     """
     f = np.asarray(factors, dtype=float)
-    fig, (a, b) = new_figure(1, 2, width=11.0, height=3.9)
+    fig, (a, b) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=6.6, sharex=True)
     a.plot(f, 100 * np.asarray(drop_fraction), "o-", color=SERIES[3])
+    a.tick_params(labelbottom=True)
     a.set_xlabel("capacity factor")
     a.set_ylabel("assignments dropped (%)")
     a.set_ylim(bottom=0)
@@ -303,8 +304,8 @@ def capacity_tradeoff_figure(factors: Sequence[float], drop_fraction: Sequence[f
     b.set_xlabel("capacity factor")
     b.set_ylabel("dispatch + combine (ms)")
     b.set_ylim(bottom=0)
-    b.legend(fontsize=8.5)
-    b.set_title("... but more bytes to move")
+    b.legend(fontsize=9.5)
+    b.set_title("... but more bytes to move: a longer all-to-all")
     fig.tight_layout()
     return fig
 
@@ -327,7 +328,7 @@ def dedup_figure(results: Mapping[str, Mapping[str, MoEComm]]) -> plt.Figure:
     """
     fabrics = list(results)
     modes = list(next(iter(results.values())))
-    fig, (a, b) = new_figure(1, 2, width=11.0, height=3.9)
+    fig, (a, b) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=7.0)
     x = np.arange(len(fabrics))
     w = 0.8 / len(modes)
     for i, mode in enumerate(modes):
@@ -340,9 +341,9 @@ def dedup_figure(results: Mapping[str, Mapping[str, MoEComm]]) -> plt.Figure:
         a.bar(off, inter, **kw)
         b.bar(off, t, **kw)
         for xi, v in zip(off, t, strict=True):
-            b.text(xi, v, format_time(v / 1e3), ha="center", va="bottom", fontsize=8)
+            b.text(xi, v, format_time(v / 1e3), ha="center", va="bottom", fontsize=9.5)
         for xi, v in zip(off, inter, strict=True):
-            a.text(xi, v, f"{v:,.0f}", ha="center", va="bottom", fontsize=8)
+            a.text(xi, v, f"{v:,.0f}", ha="center", va="bottom", fontsize=9.5)
     for ax in (a, b):
         ax.set_xticks(x, fabrics)
         ax.set_xlabel("fabric")
@@ -351,7 +352,7 @@ def dedup_figure(results: Mapping[str, Mapping[str, MoEComm]]) -> plt.Figure:
     a.set_title("bytes that leave the node")
     b.set_ylabel("dispatch + combine (ms)")
     b.set_title("time (stages back to back)")
-    a.legend(fontsize=8.5, loc="upper right")
+    a.legend(fontsize=9.5, loc="upper right")
     a.set_ylim(top=a.get_ylim()[1] * 1.3)
     b.set_ylim(top=b.get_ylim()[1] * 1.12)
     fig.tight_layout()
