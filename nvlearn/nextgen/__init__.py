@@ -18,6 +18,7 @@ Examples
 from .claims import nextgen_claims
 from .compare import (
     FABRICS,
+    busbw_curves,
     compare_fabrics,
     compare_row,
     comparison_table,
@@ -29,6 +30,7 @@ from .nvlink5 import chain_matches_published, compare_generations, lane_provenan
 __all__ = [
     "FABRICS",
     "DomainPlan",
+    "busbw_curves",
     "chain_matches_published",
     "cheapest_design",
     "compare_fabrics",

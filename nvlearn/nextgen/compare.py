@@ -231,9 +231,34 @@ def comparison_table(rows: list[Row], steps: list[StepRow] | None = None) -> str
             f"{r.sim_alltoall_busbw / 1e9:>10.0f}")
     if steps:
         lines.append("")
-        lines.append(f"{'one training step (NCCL model)':<34}{'layout':<16}{'GPU':<6}"
+        lines.append(f"{'one training step (NCCL model)':<34}{'layout':<18}{'GPU':<6}"
                      f"{'step s':>8}{'compute':>9}{'comm':>7}{'bubble':>8}")
         for s in steps:
-            lines.append(f"{s.label:<34}{s.layout:<16}{s.gpu:<6}{s.total:>8.2f}"
+            lines.append(f"{s.label:<34}{s.layout:<18}{s.gpu:<6}{s.total:>8.2f}"
                          f"{s.compute:>9.2f}{s.exposed_comm:>7.2f}{s.bubble:>8.2f}")
     return "\n".join(lines)
+
+
+def busbw_curves(keys: tuple[str, ...] = ("dgx_h100", "nvlink_pod", "gb200_nvl72"),
+                 sizes=(2**20, 2**22, 2**24, 2**26, 2**28)
+                 ) -> dict[str, tuple[np.ndarray, ...]]:
+    """All-reduce busbw vs size per fabric: ``{key: (sizes, simulated ring busbw, NCCL's
+    choice busbw)}``, bytes/s per direction, achievable model (ring: its best pipeline depth
+    by the closed form; NCCL: the tuner's prediction for its own choice).
+
+    Examples
+    --------
+    >>> x, ring, nccl = busbw_curves(("dgx_h100",), (2**20,))["dgx_h100"]
+    >>> bool(ring[0] > 0 and nccl[0] > 0)
+    True
+    """
+    out = {}
+    x = np.asarray(sizes, dtype=float)
+    for key in keys:
+        t = build(key)
+        p = t.n_gpus
+        factor = 2 * (p - 1) / p
+        sweep = tuner.simulated_sweep(t, x, algorithms=["ring"])
+        nccl = np.array([n * factor / tuner.choose("allreduce", n, t).time for n in x])
+        out[key] = (x, x * factor / sweep.time[0], nccl)
+    return out

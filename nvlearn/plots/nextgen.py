@@ -95,7 +95,8 @@ def draw_fabric_comparison(rows: list[Row]):
     ax.set_xticks(x, [f"{textwrap.fill(r.label, 20)}\n{r.n_gpus} x {r.gpu.upper()}"
                       for r in rows], fontsize=8)
     ax.set_ylabel("GB/s per direction per GPU")
-    ax.set_title("Four NVLink domains (simulated: achievable model)")
+    ax.set_title("Four NVLink domains: bisection (wire) and simulated busbw (achievable model)",
+                 fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     ax.set_ylim(0, max(r.bisection_per_gpu_per_dir for r in rows) / 1e9 * 1.35)
     fig.tight_layout()
