@@ -188,8 +188,10 @@ def channel_ring(collective: str, topology_or_ranks, n_bytes: float, chunks: int
                  channels: int | None = None) -> Schedule:
     """NCCL-like ring ``collective`` with ``channels`` rings laid out by :func:`ring_orders`.
 
-    ``channels=None``: :func:`default_channels`. One channel on a rank count or a single node
-    is exactly :func:`~nvlearn.collectives.ring.ring_schedule` (the ring ``0 -> 1 -> ...``).
+    ``channels=None``: :func:`default_channels`. One channel in rank order with no relay (a
+    rank count, a single node, boxes without rails such as the NVLink pod) is exactly
+    :func:`~nvlearn.collectives.ring.ring_schedule` (the ring ``0 -> 1 -> ...``), which is
+    built directly rather than through the generic multi-ring builder.
 
     Examples
     --------
@@ -207,6 +209,9 @@ def channel_ring(collective: str, topology_or_ranks, n_bytes: float, chunks: int
         return ring_schedule(collective, p, n_bytes, chunks)
     rails = None if topo is None else rank_rails(topo, p)
     orders, relay_rank = ring_orders(groups, C, rails)
+    if C == 1 and not (relay_rank >= 0).any() and np.array_equal(
+            np.ravel(orders), np.arange(p)):
+        return ring_schedule(collective, p, n_bytes, chunks)   # the plain ring, built fast
     used = np.unique(relay_rank[relay_rank >= 0])
     relay = np.where(relay_rank >= 0, p + np.searchsorted(used, relay_rank), -1)
     roles = tuple(topo.node_name[int(topo.gpus[r])] for r in used) if used.size else ()
