@@ -125,7 +125,8 @@ def main(argv=None) -> None:
     rows.append(_case(f"all-to-all 1 GiB/rank, {pod.n_gpus * (pod.n_gpus - 1):,} flows",
                       lambda: alltoall(pod, GIB), pod, args.repeat))
 
-    print(f"nvlearn.sim benchmarks on {pod.name}: {pod.n_gpus} GPUs, {pod.n_links} links")
+    print(f"nvlearn.sim benchmarks on {pod.name}: {pod.n_gpus} GPUs, {pod.n_links} links; "
+          "simulator model: achievable (the default: NCCL's rates, protocol and latencies)")
     print(f"python {platform.python_version()}, numpy {np.__version__}, "
           f"{os.cpu_count()} CPUs, {platform.processor() or platform.machine()}; "
           f"seconds, best of {args.repeat}\n")
