@@ -150,7 +150,8 @@ def draw_memory(ax, memories: Sequence[Memory], labels: Sequence[str]) -> None:
         bottom += v
     cap = memories[0].capacity / 1e9
     ax.axhline(cap, color="k", ls="--", lw=1)
-    ax.text(x[0] - 0.45, cap, f"HBM {cap:.0f} GB", va="bottom", ha="left", fontsize=8)
+    ax.annotate(f"HBM {cap:.0f} GB", xy=(0.99, cap), xycoords=("axes fraction", "data"),
+                va="bottom", ha="right", fontsize=8)
     for xi, tot, m in zip(x, bottom, memories, strict=True):
         ax.text(xi, tot, f"{tot:.0f}" + ("" if m.fits else "\ndoes not fit"), ha="center",
                 va="bottom", fontsize=8, color="k" if m.fits else "#b30000")
