@@ -214,8 +214,15 @@ def format_bytes(n_bytes: float, binary: bool = False, digits: int = 3) -> str:
     '1.5 GB'
     >>> format_bytes(8 * 2**30, binary=True)
     '8 GiB'
+    >>> format_bytes(1037866, binary=True), format_bytes(1023, binary=True)   # never '1.01e+03'
+    ('0.99 MiB', '0.999 KiB')
     """
-    value, prefix = _scaled(float(n_bytes), _BINARY if binary else _DECIMAL)
+    table = _BINARY if binary else _DECIMAL
+    value, prefix = _scaled(float(n_bytes), table)
+    if binary and abs(value) >= 1000 and prefix != table[0][1]:
+        # 1000-1023 of a binary unit: show it as a fraction of the next one
+        factor = dict((p, f) for f, p in table)[prefix] * 1024
+        value, prefix = float(n_bytes) / factor, next(p for f, p in table if f == factor)
     return f"{_num(value, digits)} {prefix}B"
 
 

@@ -102,7 +102,7 @@ from nvlearn.topology import (
     LINK_PCIE,
     NODE_NVSWITCH,
 )
-from nvlearn.units import format_time
+from nvlearn.units import format_bytes, format_time
 
 #: Collectives the chooser prices, and NCCL's candidate algorithms for each.
 ALGORITHMS: dict[str, tuple[str, ...]] = {
@@ -373,19 +373,15 @@ class Candidate:
 
 
 def format_size(n_bytes: float) -> str:
-    """Bytes in binary units with three significant digits: ``"855 KiB"``, ``"1.5 GiB"``.
+    """Bytes in binary units with three significant digits: ``"855 KiB"``, ``"1.5 GiB"``
+    (:func:`nvlearn.units.format_bytes` with ``binary=True``).
 
     Examples
     --------
     >>> format_size(2**20), format_size(1037866), format_size(3 * 2**29)
     ('1 MiB', '0.99 MiB', '1.5 GiB')
     """
-    v, unit = float(n_bytes), "B"
-    for nxt in ("KiB", "MiB", "GiB", "TiB"):
-        if v < 1000:
-            break
-        v, unit = v / 1024, nxt
-    return f"{v:.3g} {unit}"
+    return format_bytes(n_bytes, binary=True)
 
 
 def _us(x: float) -> str:
