@@ -506,12 +506,14 @@ def alltoall_time_formula(n_gpus: int, send_bytes: float, bw_per_dir: float,
                           alpha: float) -> float:
     """Closed-form direct all-to-all on a non-blocking switch: alpha + (p-1)/p x n / B.
 
-    ``send_bytes`` is each GPU's whole send buffer (its own block included).
+    ``send_bytes`` is each GPU's whole send buffer (its own block included); the formula is
+    :func:`nvlearn.collectives.direct_alltoall_time`'s, in MoE terms.
 
     Examples
     --------
     >>> alltoall_time_formula(8, 8e6, 1e11, 0.0)
     7e-05
     """
-    p = int(n_gpus)
-    return alpha + (p - 1) / p * send_bytes / bw_per_dir
+    from nvlearn.collectives import direct_alltoall_time
+
+    return direct_alltoall_time(int(n_gpus), send_bytes, bw_per_dir, alpha)
