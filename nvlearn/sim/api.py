@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time as _time
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -246,6 +247,61 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     >>> print(f"{res.time * 1e3:.3f} ms")        # 2 (p-1)/p * n / B = 1.5 GB / 100 GB/s
     15.000 ms
     """
+    model = _check_args(model, protocol, timeline_bins)
+    _check_size(topology, schedule, int(timeline_bins))
+    ensure_validated(schedule)
+    t_start = _time.perf_counter()
+    f = _fabric_inputs(topology, schedule, ranks, link_factor, model, protocol)
+    t_routes, cpu_routes = _time.perf_counter(), _time.process_time()
+    op_bytes = np.ascontiguousarray(schedule.op_bytes, dtype=np.float64)
+    out = _Engine._make(run(
+        f.capacity, op_bytes, np.ascontiguousarray(f.delay, dtype=np.float64), f.op_path,
+        np.ascontiguousarray(schedule.op_src, dtype=np.int32),
+        np.ascontiguousarray(schedule.op_dst, dtype=np.int32), f.indptr, f.link, f.frac,
+        f.latency, np.ascontiguousarray(schedule.dep_indptr, dtype=np.int64),
+        np.ascontiguousarray(schedule.dep_op, dtype=np.int32),
+        np.ascontiguousarray(schedule.dep_kind, dtype=np.int8), int(schedule.n_participants),
+        int(timeline_bins), _first_width(op_bytes, f.capacity, timeline_bins), BATCH_RTOL,
+    ))
+    timings = {"routes": t_routes - t_start, "engine": _time.perf_counter() - t_routes,
+               "engine_cpu": _time.process_time() - cpu_routes}
+    _check_finished(out)
+    return _result(topology, schedule, f, out, op_bytes, timings, model)
+
+
+class _Fabric(NamedTuple):
+    """What the engine is given about the fabric for one run (after the model)."""
+
+    nodes: np.ndarray
+    capacity: np.ndarray
+    op_path: np.ndarray
+    indptr: np.ndarray
+    link: np.ndarray
+    frac: np.ndarray
+    latency: np.ndarray
+    delay: np.ndarray
+    detail: object
+
+
+class _Engine(NamedTuple):
+    """What :func:`nvlearn.sim.engine.run` returns, by name."""
+
+    ready: np.ndarray
+    start: np.ndarray
+    sent: np.ndarray
+    end: np.ndarray
+    pending: np.ndarray
+    link_bytes: np.ndarray
+    busy: np.ndarray
+    bins: np.ndarray
+    width: float
+    send_busy: np.ndarray
+    recv_busy: np.ndarray
+    n_events: int
+    n_batches: int
+
+
+def _check_args(model, protocol, timeline_bins) -> str:
     model = check_model(model)
     if model == "wire" and protocol is not None:
         raise ValueError("protocol applies to model='achievable' only; the wire model has "
@@ -254,87 +310,55 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
         raise ValueError(f"timeline_bins must be an even int >= 2, got {timeline_bins!r}")
     if timeline_bins < 2 or timeline_bins % 2:
         raise ValueError(f"timeline_bins must be an even int >= 2, got {timeline_bins}")
-    _check_size(topology, schedule, int(timeline_bins))
-    ensure_validated(schedule)
-    t_start = _time.perf_counter()
+    return model
+
+
+def _fabric_inputs(topology, schedule, ranks, link_factor, model, protocol) -> _Fabric:
+    """Participants' nodes, checked routes, and the model's rates, latencies and delays."""
     nodes = participant_nodes(topology, schedule, ranks)
     capacity = effective_capacity(topology, link_factor)
     op_path, indptr, link, frac, latency = op_routes(topology, schedule, nodes)
-    src_node = nodes[schedule.op_src]
-    dst_node = nodes[schedule.op_dst]
     first = np.zeros(indptr.size - 1, dtype=np.int64)
     first[op_path[::-1]] = np.arange(op_path.size - 1, -1, -1)
-    _check_routes(topology, capacity, indptr, link, frac, latency, src_node[first],
-                  dst_node[first])
-    detail = None
-    delay = schedule.op_delay
+    _check_routes(topology, capacity, indptr, link, frac, latency,
+                  nodes[schedule.op_src][first], nodes[schedule.op_dst][first])
+    detail, delay = None, schedule.op_delay
     if model == "achievable":
         capacity, latency, delay, detail = achievable_inputs(topology, schedule, capacity,
                                                              indptr, link, latency, op_path,
                                                              protocol)
-    t_routes = _time.perf_counter()
-    cpu_routes = _time.process_time()
+    return _Fabric(nodes, capacity, op_path, indptr, link, frac, latency, delay, detail)
 
-    op_bytes = np.ascontiguousarray(schedule.op_bytes, dtype=np.float64)
-    (ready, start, sent, end, pending, link_bytes, busy, bins, width, send_busy, recv_busy,
-     n_events, n_batches) = run(
-        capacity, op_bytes, np.ascontiguousarray(delay, dtype=np.float64), op_path,
-        np.ascontiguousarray(schedule.op_src, dtype=np.int32),
-        np.ascontiguousarray(schedule.op_dst, dtype=np.int32), indptr, link, frac, latency,
-        np.ascontiguousarray(schedule.dep_indptr, dtype=np.int64),
-        np.ascontiguousarray(schedule.dep_op, dtype=np.int32),
-        np.ascontiguousarray(schedule.dep_kind, dtype=np.int8), int(schedule.n_participants),
-        int(timeline_bins), _first_width(op_bytes, capacity, timeline_bins), BATCH_RTOL,
-    )
-    t_engine = _time.perf_counter()
-    cpu_engine = _time.process_time()
 
-    never = np.flatnonzero(np.isnan(start))
+def _check_finished(out: _Engine) -> None:
+    never = np.flatnonzero(np.isnan(out.start))
     if never.size:
         i = int(never[0])
         raise ValueError(
             f"{never.size} ops never started (for example op {i}, still waiting for "
-            f"{int(pending[i])} of its dependencies): the dependencies are cyclic or wait "
+            f"{int(out.pending[i])} of its dependencies): the dependencies are cyclic or wait "
             "for an op that never finishes; check the schedule with nvlearn.schedule.validate"
         )
-    stuck = np.flatnonzero(np.isnan(end))
+    stuck = np.flatnonzero(np.isnan(out.end))
     if stuck.size:
         raise ValueError(f"{stuck.size} transfers never finished (for example op {stuck[0]})")
-    n_links = capacity.size
-    n_part = int(schedule.n_participants)
-    timeline = Timeline(
-        bin_width=float(width),
-        link_bytes=bins[:n_links],
-        op_bytes=bins[n_links],
-        active_ops=bins[n_links + 1] / width,
-        link_capacity=capacity,
-    )
+
+
+def _result(topology, schedule, f: _Fabric, out: _Engine, op_bytes, timings,
+            model) -> SimResult:
+    n_links, n_part = f.capacity.size, int(schedule.n_participants)
+    timeline = Timeline(bin_width=float(out.width), link_bytes=out.bins[:n_links],
+                        op_bytes=out.bins[n_links], active_ops=out.bins[n_links + 1] / out.width,
+                        link_capacity=f.capacity)
     return SimResult(
-        topology=topology,
-        schedule=schedule,
-        participant_node=nodes,
-        time=float(end.max(initial=0.0)),
-        op_ready=ready,
-        op_start=start,
-        op_sent=sent,
-        op_end=end,
-        op_path=op_path,
-        path_indptr=indptr,
-        path_link=link,
-        path_frac=frac,
-        path_latency=latency,
-        link_capacity=capacity,
-        link_bytes=link_bytes,
-        link_busy_time=busy,
+        topology=topology, schedule=schedule, participant_node=f.nodes,
+        time=float(out.end.max(initial=0.0)), op_ready=out.ready, op_start=out.start,
+        op_sent=out.sent, op_end=out.end, op_path=f.op_path, path_indptr=f.indptr,
+        path_link=f.link, path_frac=f.frac, path_latency=f.latency, link_capacity=f.capacity,
+        link_bytes=out.link_bytes, link_busy_time=out.busy,
         rank_bytes_sent=np.bincount(schedule.op_src, weights=op_bytes, minlength=n_part),
         rank_bytes_received=np.bincount(schedule.op_dst, weights=op_bytes, minlength=n_part),
-        rank_send_busy_time=send_busy,
-        rank_recv_busy_time=recv_busy,
-        timeline=timeline,
-        n_events=int(n_events),
-        n_batches=int(n_batches),
-        timings={"routes": t_routes - t_start, "engine": t_engine - t_routes,
-                 "engine_cpu": cpu_engine - cpu_routes},
-        model=model,
-        model_detail=detail,
+        rank_send_busy_time=out.send_busy, rank_recv_busy_time=out.recv_busy,
+        timeline=timeline, n_events=int(out.n_events), n_batches=int(out.n_batches),
+        timings=timings, model=model, model_detail=f.detail,
     )
