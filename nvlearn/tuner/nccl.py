@@ -401,118 +401,154 @@ def _lat_field(link: str, algo: str) -> str:
     return f"hw_lat_{link}_{algo}"
 
 
-def _candidate(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
-               channels: int | None) -> Candidate:
-    p, ppn, nodes = f.n_ranks, f.ranks_per_node, f.n_nodes
-    arch = f.architecture
-    # ---- what NCCL would not run
-    if algo in ("nvls", "nvls_tree") and proto != "simple":
-        return _disabled(algo, proto, "NVLS runs only the Simple protocol")
-    if proto == "ll128" and f.intra_link != "nvlink":
-        return _disabled(algo, proto, "LL128 is on by default only on NVLink paths "
-                         "(it needs 128-byte store ordering)")
-    if algo in ("nvls", "nvls_tree"):
-        if not f.nvswitch or m.nvls_efficiency(arch) <= 0:
-            return _disabled(algo, proto, "needs NVLink SHARP: an NVSwitch of the third "
-                             "generation or later (Hopper+)")
-        if channels is not None and channels < 2:
-            return _disabled(algo, proto, "NVLS needs at least 2 channels")
-    if algo == "nvls" and nodes > 1:
-        return _disabled(algo, proto, "NVLS across nodes needs CollNet (IB SHARP), not "
-                         "modelled; NVLSTree covers it")
-    if algo == "nvls_tree" and nodes == 1:
-        return _disabled(algo, proto, "NVLSTree is for several nodes (disabled on one)")
+@dataclass(frozen=True)
+class _Term:
+    """A number and the arithmetic that made it, built together so a formula is written once
+    (``value`` in SI units; ``text`` in NCCL's units, us or GB/s)."""
 
+    value: float
+    text: str
+
+    @classmethod
+    def us(cls, seconds: float) -> _Term:
+        return cls(seconds, _us(seconds))
+
+    @classmethod
+    def gbs(cls, rate: float) -> _Term:
+        return cls(rate, _gbs(rate))
+
+    @classmethod
+    def n(cls, k: float, text: str | None = None) -> _Term:
+        return cls(k, f"{k:g}" if text is None else text)
+
+    def __add__(self, other: _Term) -> _Term:
+        return _Term(self.value + other.value, f"{self.text} + {other.text}")
+
+    def __mul__(self, other: _Term) -> _Term:
+        return _Term(self.value * other.value, f"{self.text} x {other.text}")
+
+    def paren(self) -> _Term:
+        return _Term(self.value, f"({self.text})")
+
+    def min(self, other: _Term) -> _Term:
+        return _Term(min(self.value, other.value), f"min({self.text}, {other.text})")
+
+
+def _why_disabled(algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
+                  channels: int | None) -> str | None:
+    """Why NCCL would not run (algo, proto) on ``f`` (None: it would)."""
+    if algo in ("nvls", "nvls_tree") and proto != "simple":
+        return "NVLS runs only the Simple protocol"
+    if proto == "ll128" and f.intra_link != "nvlink":
+        return "LL128 is on by default only on NVLink paths (it needs 128-byte store ordering)"
+    if algo in ("nvls", "nvls_tree"):
+        if not f.nvswitch or m.nvls_efficiency(f.architecture) <= 0:
+            return ("needs NVLink SHARP: an NVSwitch of the third generation or later "
+                    "(Hopper+)")
+        if channels is not None and channels < 2:
+            return "NVLS needs at least 2 channels"
+    if algo == "nvls" and f.n_nodes > 1:
+        return "NVLS across nodes needs CollNet (IB SHARP), not modelled; NVLSTree covers it"
+    if algo == "nvls_tree" and f.n_nodes == 1:
+        return "NVLSTree is for several nodes (disabled on one)"
+    return None
+
+
+def _latency(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
+             used: list[str]) -> _Term:
+    """NCCL's latency of (algo, proto) (tuning.cc), with its arithmetic."""
+    p, ppn, nodes = f.n_ranks, f.ranks_per_node, f.n_nodes
     nsteps = 2 * (p - 1) if coll == "allreduce" else p - 1
     n_inter = 0 if nodes == 1 else (2 * (nodes - 1) if coll == "allreduce" else nodes - 1)
-    used: list[str] = []
-
-    # ---- latency
-    base = m.base_latency(algo, proto)
-    used.append(f"base_lat_{algo}")
-    intra_lat = m.hw_latency(f.intra_link, algo, proto)
-    used.append(_lat_field(f.intra_link, algo))
-    inter_lat = 0.0
+    base = _Term.us(m.base_latency(algo, proto))
+    intra = _Term.us(m.hw_latency(f.intra_link, algo, proto))
+    used += [f"base_lat_{algo}", _lat_field(f.intra_link, algo)]
+    inter = _Term.us(0.0)
     if nodes > 1:
-        row = "tree" if ppn == 1 else algo
-        inter_lat = m.hw_latency(f.inter_link, row, proto)
+        row = "tree" if ppn == 1 else algo            # NCCL's rule for one GPU per node
+        inter = _Term.us(m.hw_latency(f.inter_link, row, proto))
         used.append(_lat_field(f.inter_link, row))
-    log_nodes = int(math.floor(math.log2(nodes)))
+    log_nodes = _Term.n(int(math.floor(math.log2(nodes))))
     if algo == "ring":
-        latency = base + (nsteps - n_inter) * intra_lat + n_inter * inter_lat
-        lat_f = f"{_us(base)} + {nsteps - n_inter} x {_us(intra_lat)}"
+        lat = base + _Term.n(nsteps - n_inter) * intra
         if n_inter:
-            lat_f += f" + {n_inter} x {_us(inter_lat)}"
+            lat = lat + _Term.n(n_inter) * inter
     elif algo == "tree":
-        latency = base + 2 * ((ppn - 1) * intra_lat + log_nodes * inter_lat)
-        lat_f = f"{_us(base)} + 2 x ({ppn - 1} x {_us(intra_lat)}"
-        lat_f += f" + {log_nodes} x {_us(inter_lat)})" if nodes > 1 else ")"
+        chain = _Term.n(ppn - 1) * intra
+        if nodes > 1:
+            chain = chain + log_nodes * inter
+        lat = base + _Term.n(2) * chain.paren()
     elif algo == "nvls":
-        latency = intra_lat
-        lat_f = f"{_us(intra_lat)}"
-        used.remove(f"base_lat_{algo}")
+        used.remove(f"base_lat_{algo}")               # NVLS's latency replaces the base
+        lat = intra
     else:  # nvls_tree
-        latency = base + intra_lat + 2 * log_nodes * inter_lat
-        lat_f = f"{_us(base)} + {_us(intra_lat)} + 2 x {log_nodes} x {_us(inter_lat)}"
-    lat_f += f" = {latency * 1e6:.4g} us"
+        lat = base + intra + _Term.n(2) * log_nodes * inter
+    return _Term(lat.value, f"{lat.text} = {lat.value * 1e6:.4g} us")
 
-    # ---- bandwidth
-    bw = f.bw_intra if nodes == 1 else min(f.bw_intra, f.bw_inter)
-    bw_f = _gbs(bw) if nodes == 1 else f"min({_gbs(f.bw_intra)}, {_gbs(f.bw_inter)})"
-    cap_nodes = nodes
+
+def _bus_bw(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
+            channels: int | None, used: list[str]) -> _Term:
+    """NCCL's bus bandwidth of (algo, proto) (ncclTopoTuneModel), with its arithmetic."""
+    ppn, nodes, arch = f.ranks_per_node, f.n_nodes, f.architecture
+    intra = _Term.gbs(f.bw_intra)
+    bw = intra if nodes == 1 else intra.min(_Term.gbs(f.bw_inter))
+
+    def per_channel_cap(table: str) -> _Term:
+        cap = m.bw_cap(table, arch, nodes)
+        used.append(f"{table}_{arch}")
+        return _Term.n(channels) * _Term.gbs(cap) if channels is not None else None
+
     if algo in ("nvls", "nvls_tree"):
-        eff = m.nvls_efficiency(arch)
         used.append(f"nvls_efficiency_{arch}")
-        intra = f.bw_intra * eff
-        bw_f = f"{_gbs(f.bw_intra)} x {eff:g}"
+        bw = intra * _Term.n(m.nvls_efficiency(arch))
         if channels is not None:
-            intra *= (channels - 1) / channels
-            bw_f += f" x {channels - 1}/{channels}"
-        if coll == "allreduce":
-            intra *= 2.0
-            bw_f += " x 2"
-        else:
-            intra *= (ppn - 1) / ppn
-            bw_f += f" x {ppn - 1}/{ppn}"
-        bw = intra
+            bw = bw * _Term.n((channels - 1) / channels, f"{channels - 1}/{channels}")
+        bw = bw * (_Term.n(2) if coll == "allreduce"
+                   else _Term.n((ppn - 1) / ppn, f"{ppn - 1}/{ppn}"))
         if algo == "nvls_tree":
-            inter = f.bw_inter * (2.0 if nodes <= 2 else 1.0)
-            bw = min(intra, inter)
-            bw_f = f"min({bw_f}, {_gbs(f.bw_inter)}{' x 2' if nodes <= 2 else ''})"
+            inter = _Term.gbs(f.bw_inter)
+            bw = bw.min(inter * _Term.n(2) if nodes <= 2 else inter)
             if channels is not None:
-                cap = m.bw_cap("per_ch_max_nvls_tree_bws", arch, cap_nodes) * channels
-                used.append(f"per_ch_max_nvls_tree_bws_{arch}")
-                bw = min(bw, cap)
-                bw_f = f"min({bw_f}, {channels} x {_gbs(cap / channels)})"
-    else:
-        per_ch_table = None
-        if proto == "ll":
-            frac = m.ll_data_fraction
-            used += ["ll_data_bytes", "ll_line_bytes"]
-            ll_row = arch if nodes == 1 else LL_CPU_ROW[f.cpu]
-            ll_max = m.bw_cap("ll_max_bws", ll_row, cap_nodes)
-            used.append(f"ll_max_bws_{ll_row}")
-            bw, bw_f = min(bw * frac, ll_max), f"min({bw_f} x {frac:g}, {_gbs(ll_max)})"
-        elif proto == "ll128":
-            frac = m.ll128_data_fraction
-            used += ["ll128_data_bytes", "ll128_line_bytes"]
-            bw, bw_f = bw * frac, f"{bw_f} x {m.ll128_data_bytes}/{m.ll128_line_bytes}"
-            per_ch_table = ("per_ch_max_ring_ll128_bws" if algo == "ring"
-                            else "per_ch_max_tree_ll128_bws")
-        elif algo == "tree":
-            per_ch_table = "per_ch_max_tree_bws"
-        if per_ch_table is not None and channels is not None:
-            cap = m.bw_cap(per_ch_table, arch, cap_nodes) * channels
-            used.append(f"{per_ch_table}_{arch}")
-            bw, bw_f = min(bw, cap), f"min({bw_f}, {channels} x {_gbs(cap / channels)})"
-    nccl_bus_bw = bus_bw = bw
+                bw = bw.min(per_channel_cap("per_ch_max_nvls_tree_bws"))
+        return bw
+    table = None
+    if proto == "ll":
+        used += ["ll_data_bytes", "ll_line_bytes"]
+        row = arch if nodes == 1 else LL_CPU_ROW[f.cpu]
+        used.append(f"ll_max_bws_{row}")
+        bw = (bw * _Term.n(m.ll_data_fraction)).min(
+            _Term.gbs(m.bw_cap("ll_max_bws", row, nodes)))
+    elif proto == "ll128":
+        used += ["ll128_data_bytes", "ll128_line_bytes"]
+        bw = bw * _Term.n(m.ll128_data_fraction,
+                          f"{m.ll128_data_bytes}/{m.ll128_line_bytes}")
+        table = "per_ch_max_ring_ll128_bws" if algo == "ring" else "per_ch_max_tree_ll128_bws"
+    elif algo == "tree":
+        table = "per_ch_max_tree_bws"
+    if table is not None and channels is not None:
+        bw = bw.min(per_channel_cap(table))
+    return bw
+
+
+def _candidate(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
+               channels: int | None) -> Candidate:
+    reason = _why_disabled(algo, proto, f, m, channels)
+    if reason is not None:
+        return _disabled(algo, proto, reason)
+    p, ppn = f.n_ranks, f.ranks_per_node
+    used: list[str] = []
+    lat = _latency(coll, algo, proto, f, m, used)
+    bw = _bus_bw(coll, algo, proto, f, m, channels, used)
+    nccl_bus_bw = bus_bw = bw.value
+    bw_f = bw.text
     if algo in ("nvls", "nvls_tree") and coll == "allreduce":
-        bound = nvls_traffic_bound(p, ppn, f.bw_intra * m.nvls_efficiency(arch))
+        eff = m.nvls_efficiency(f.architecture)
+        bound = nvls_traffic_bound(p, ppn, f.bw_intra * eff)
         if bound < bus_bw:
             bus_bw = bound
             bw_f += (f" = {_gbs(nccl_bus_bw)} (NCCL), capped at the traffic bound "
-                     f"2 x {p - 1}/{p} x {ppn}/{ppn + 1} x {_gbs(f.bw_intra)} x "
-                     f"{m.nvls_efficiency(arch):g}")
+                     f"2 x {p - 1}/{p} x {ppn}/{ppn + 1} x {_gbs(f.bw_intra)} x {eff:g}")
+    nsteps = 2 * (p - 1) if coll == "allreduce" else p - 1
     if algo == "tree":
         alg_bw, conv = bus_bw * 0.5, " x 0.5"
     elif algo == "nvls" and coll != "allreduce":
@@ -520,7 +556,7 @@ def _candidate(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
     else:
         alg_bw, conv = bus_bw * p / nsteps, f" x {p}/{nsteps}"
     bw_f = f"busBw {bw_f} = {_gbs(bus_bw)}; algBw = {_gbs(bus_bw)}{conv} = {_gbs(alg_bw)} GB/s"
-    return Candidate(algo, proto, True, latency, bus_bw, alg_bw, lat_f, bw_f, "",
+    return Candidate(algo, proto, True, lat.value, bus_bw, alg_bw, lat.text, bw_f, "",
                      tuple(dict.fromkeys(used)), nccl_bus_bw)
 
 
