@@ -267,3 +267,24 @@ def test_kinds_are_recorded():
     topo = single_switch(2, bw_per_dir=1e9)
     assert topo.node_kind.tolist() == [NODE_GPU, NODE_GPU, NODE_NVSWITCH]
     assert set(topo.link_kind.tolist()) == {LINK_NVLINK}
+
+
+def test_topology_modules_import_one_way():
+    """Data (core) imports no behaviour; routing builds on core; policy and metrics on both."""
+    import ast
+    from pathlib import Path as FilePath
+
+    import nvlearn.topology as T
+
+    root = FilePath(T.__file__).parent
+
+    def local_imports(name: str) -> set[str]:
+        tree = ast.parse((root / f"{name}.py").read_text())
+        return {node.module for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module}
+
+    assert local_imports("core") == set()
+    assert local_imports("routing") == {"core"}
+    assert local_imports("policy") <= {"core", "routing"}
+    assert local_imports("metrics") <= {"core", "routing"}
+    assert set(T.core.ROUTERS) == set(T.ROUTING_POLICIES)

@@ -8,6 +8,7 @@ to one NVSwitch chip are one directed link of 5 x 25 GB/s).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -73,6 +74,48 @@ def _csr(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     order.flags.writeable = False
     indptr.flags.writeable = False
     return indptr, order
+
+
+#: Routing policies a Topology can have (see :func:`~nvlearn.topology.with_routing`).
+ROUTING_POLICIES = ("adaptive", "static")
+
+
+def check_seed(seed: object) -> int:
+    """A routing seed as an int >= 0; ValueError otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"routing seed must be an int >= 0 (it picks the hash), got {seed!r}")
+    return int(seed)
+
+
+def check_policy(policy: object, seed: object) -> tuple[str, int]:
+    """Validate a routing policy name and seed; returns them normalised."""
+    if policy not in ROUTING_POLICIES:
+        raise ValueError(f"routing policy must be one of {ROUTING_POLICIES}, got {policy!r}: "
+                         "'adaptive' spreads each flow over all shortest paths, 'static' "
+                         "pins it to one by a hash")
+    return str(policy), check_seed(seed)
+
+
+class Router(NamedTuple):
+    """How one routing policy routes: ``route_pairs(topo, src, dst)`` -> (indptr, link,
+    frac, latency, pair index) and ``paths(topo, src, dst)`` -> list of Path."""
+
+    route_pairs: Callable
+    paths: Callable
+
+
+#: Routing policy -> Router. The routing modules register themselves here when imported
+#: (:mod:`~nvlearn.topology.routing`: "adaptive", :mod:`~nvlearn.topology.policy`:
+#: "static"), so this data module never imports them: the layers run one way.
+ROUTERS: dict[str, Router] = {}
+
+
+def _router(policy: str) -> Router:
+    try:
+        return ROUTERS[policy]
+    except KeyError:
+        raise RuntimeError(f"no router registered for {policy!r}: import nvlearn.topology "
+                           "(its package imports every routing module)") from None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -224,8 +267,6 @@ class Topology:
                              f"'h100'), got {self.gpu!r}")
         specs.gpu(self.gpu)  # an unknown key raises ValueError listing the valid ones
 
-        from .policy import check_policy
-
         routing, seed = check_policy(self.routing, self.routing_seed)
         put(self, "routing", routing)
         put(self, "routing_seed", seed)
@@ -285,9 +326,15 @@ class Topology:
             raise ValueError(f"link {link} does not exist; links are 0..{self.n_links - 1}")
         return self._link_label(link)
 
-    def __repr__(self) -> str:
-        from .metrics import injection_bw_per_dir
+    def _injection_per_dir(self, kind: int) -> np.ndarray:
+        """bytes/s per direction each GPU pushes into links of ``kind`` (the metric, inline:
+        :func:`~nvlearn.topology.metrics.injection_bw_per_dir` is its public form)."""
+        keep = self.link_kind == kind
+        per_node = np.bincount(self.link_src[keep], weights=self.link_capacity[keep],
+                               minlength=self.n_nodes)
+        return per_node[self.gpus]
 
+    def __repr__(self) -> str:
         switch = np.isin(self.node_kind, (NODE_NVSWITCH, NODE_IB_SWITCH, NODE_PCIE_SWITCH))
         tiers = []
         for tier in np.unique(self.node_tier[switch]):
@@ -298,7 +345,7 @@ class Topology:
             tiers.append(f"tier {tier}: {parts}")
         parts = []
         for kind in np.unique(self.link_kind[np.isin(self.link_src, self.gpus)]):
-            inj = injection_bw_per_dir(self, [kind])
+            inj = self._injection_per_dir(kind)
             lo, hi = format_rate(inj.min()), format_rate(inj.max())
             parts.append(f"{lo if lo == hi else f'{lo} .. {hi}'} {LINK_KIND_NAMES[kind]}")
         injection = " + ".join(parts) if parts else "none"
@@ -360,15 +407,8 @@ class Topology:
         >>> [topo.link_label(k) for k in link], frac.tolist(), latency.tolist()
         (['gpu0 -> switch', 'switch -> gpu1'], [1.0, 1.0], [2e-06])
         """
-        if self.routing == "static":
-            from .policy import static_route_pairs
-
-            indptr, link, frac, latency, _ = static_route_pairs(self, src_nodes, dst_nodes,
-                                                                self.routing_seed)
-        else:
-            from .routing import route_pairs
-
-            indptr, link, frac, latency, _ = route_pairs(self, src_nodes, dst_nodes)
+        indptr, link, frac, latency, _ = _router(self.routing).route_pairs(
+            self, src_nodes, dst_nodes)
         return indptr, link, frac, latency
 
     def paths(self, src: int, dst: int) -> list[Path]:
@@ -383,10 +423,4 @@ class Topology:
         >>> [(p.nodes, p.weight) for p in topo.paths(0, 2)]
         [((0, 3, 2), 1.0)]
         """
-        if self.routing == "static":
-            from .policy import static_path
-
-            return [static_path(self, src, dst, self.routing_seed)]
-        from .routing import explicit_paths
-
-        return explicit_paths(self, src, dst)
+        return _router(self.routing).paths(self, src, dst)

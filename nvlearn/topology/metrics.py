@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .core import Topology
-from .routing import _NO_PATH, _node_ids, _route_error, distances_to
+from .routing import NO_PATH, distances_to, node_ids, route_error
 
 
 def injection_bw_per_dir(topo: Topology, link_kinds: ArrayLike | None = None) -> np.ndarray:
@@ -239,8 +239,8 @@ def _per_destination(topo: Topology, src: ArrayLike, dst: ArrayLike,
     together; an int for scalar inputs); one distance search per distinct destination.
     Raises ValueError if a source cannot reach its destination."""
     scalar = np.ndim(src) == 0 and np.ndim(dst) == 0
-    s = _node_ids(topo, src, "src")
-    d = _node_ids(topo, dst, "dst")
+    s = node_ids(topo, src, "src")
+    d = node_ids(topo, dst, "dst")
     s, d = np.broadcast_arrays(s, d)
     out = np.empty(s.shape, np.int64)
     for node in np.unique(d):
@@ -248,7 +248,7 @@ def _per_destination(topo: Topology, src: ArrayLike, dst: ArrayLike,
         sel = d == node
         missing = np.flatnonzero(sel & (dist[s] < 0))
         if missing.size:
-            raise _route_error(topo, _NO_PATH, int(s[missing[0]]), int(node), -1)
+            raise route_error(topo, NO_PATH, int(s[missing[0]]), int(node), -1)
         out[sel] = per_node(int(node), dist)[s[sel]]
     return int(out[0]) if scalar else out
 

@@ -30,19 +30,24 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._jit import njit
-from .routing import _DEAD_LINK, _NO_PATH, _bfs_to, _dag_to, _route_unique
+from .core import (
+    ROUTERS,
+    ROUTING_POLICIES,
+    Path,
+    Router,
+    Topology,
+    check_policy,
+    check_seed,
+)
+from .routing import DEAD_LINK, NO_PATH, bfs_to, dag_to, route_unique
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .core import Path, Topology
-
-#: Routing policies a :class:`~nvlearn.topology.Topology` can follow.
-ROUTING_POLICIES = ("adaptive", "static")
+__all__ = ["ROUTING_POLICIES", "check_policy", "expected_colliding_flows",
+           "expected_distinct_paths", "static_path", "static_route_pairs", "with_routing"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -87,11 +92,11 @@ def _static_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
     for i in range(m):
         d = pair_dst[i]
         if d != cur:
-            _bfs_to(d, in_indptr, in_link, link_src, transit, dist, queue)
+            bfs_to(d, in_indptr, in_link, link_src, transit, dist, queue)
             cur = d
         s = pair_src[i]
         if s != d and dist[s] < 0:
-            error[0], error[1] = _NO_PATH, i
+            error[0], error[1] = NO_PATH, i
             return np.zeros(m + 1, np.int64), np.empty(0, np.int32), np.empty(0)
         pair_hops[i] = max(dist[s], 0)
     indptr = np.zeros(m + 1, np.int64)
@@ -103,8 +108,8 @@ def _static_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
         s = pair_src[i]
         d = pair_dst[i]
         if d != cur:
-            _bfs_to(d, in_indptr, in_link, link_src, transit, dist, queue)
-            _dag_to(d, dist, out_indptr, out_link, link_dst, capacity, transit,
+            bfs_to(d, in_indptr, in_link, link_src, transit, dist, queue)
+            dag_to(d, dist, out_indptr, out_link, link_dst, capacity, transit,
                     dag_indptr, dag_link, dag_frac, node_total)
             cur = d
         u = s
@@ -114,7 +119,7 @@ def _static_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
             lo = dag_indptr[u]
             hi = dag_indptr[u + 1]
             if node_total[u] <= 0.0:
-                error[0], error[1], error[2] = _DEAD_LINK, i, dag_link[lo]
+                error[0], error[1], error[2] = DEAD_LINK, i, dag_link[lo]
                 return indptr, links, np.ones(links.size)
             r = _uniform(seed, s, d, u)
             acc = 0.0
@@ -153,7 +158,7 @@ def static_route_pairs(
     >>> hops.tolist(), float(frac.sum())      # GPU -> L1 -> L2 -> L1 -> GPU, one path
     ([4], 4.0)
     """
-    return _route_unique(topo, src_nodes, dst_nodes, _static_kernel, _check_seed(seed))
+    return route_unique(topo, src_nodes, dst_nodes, _static_kernel, check_seed(seed))
 
 
 def static_path(topo: Topology, src: int, dst: int, seed: int = 0) -> Path:
@@ -165,27 +170,10 @@ def static_path(topo: Topology, src: int, dst: int, seed: int = 0) -> Path:
     >>> static_path(single_switch(3, bw_per_dir=1e9), 0, 2).nodes
     (0, 3, 2)
     """
-    from .core import Path
-
     indptr, link, _, latency, _ = static_route_pairs(topo, [src], [dst], seed)
     links = tuple(int(k) for k in link)
     nodes = (int(src),) + tuple(int(topo.link_dst[k]) for k in links)
     return Path(nodes, links, 1.0, float(latency[0]))
-
-
-def _check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"routing seed must be an int >= 0 (it picks the hash), got {seed!r}")
-    return int(seed)
-
-
-def check_policy(policy: object, seed: object) -> tuple[str, int]:
-    """Validate a routing policy name and seed; returns them normalised."""
-    if policy not in ROUTING_POLICIES:
-        raise ValueError(f"routing policy must be one of {ROUTING_POLICIES}, got {policy!r}: "
-                         "'adaptive' spreads each flow over all shortest paths, 'static' "
-                         "pins it to one by a hash")
-    return str(policy), _check_seed(seed)
 
 
 def with_routing(topo: Topology, policy: str = "static", seed: int = 0) -> Topology:
@@ -242,3 +230,8 @@ def expected_colliding_flows(flows: int, paths: int) -> float:
     if flows < 1 or paths < 1:
         raise ValueError(f"need flows >= 1 and paths >= 1, got flows={flows}, paths={paths}")
     return flows * (1.0 - (1.0 - 1.0 / paths) ** (flows - 1))
+
+
+ROUTERS["static"] = Router(
+    lambda topo, src, dst: static_route_pairs(topo, src, dst, topo.routing_seed),
+    lambda topo, src, dst: [static_path(topo, src, dst, topo.routing_seed)])

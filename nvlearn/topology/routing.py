@@ -9,23 +9,19 @@ pairs at once with a numba kernel (one breadth-first search per distinct destina
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._jit import njit
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .core import Path, Topology
+from .core import ROUTERS, Path, Router, Topology
 
 _OK = 0
-_NO_PATH = 1
-_DEAD_LINK = 2
+NO_PATH = 1
+DEAD_LINK = 2
 
 
 @njit
-def _bfs_to(dst, in_indptr, in_link, link_src, transit, dist, queue):
+def bfs_to(dst, in_indptr, in_link, link_src, transit, dist, queue):
     """Hop distance of every node to ``dst`` (-1 if unreachable), never expanding through a
     non-transit node (a GPU) other than ``dst`` itself."""
     for k in range(dist.size):
@@ -48,7 +44,7 @@ def _bfs_to(dst, in_indptr, in_link, link_src, transit, dist, queue):
 
 
 @njit
-def _dag_to(dst, dist, out_indptr, out_link, link_dst, capacity, transit,
+def dag_to(dst, dist, out_indptr, out_link, link_dst, capacity, transit,
             dag_indptr, dag_link, dag_frac, node_total):
     """For destination ``dst``: each node's next-hop links on shortest GPU-free paths (CSR)
     and the fraction of the node's traffic each takes (proportional to capacity; all 0 if
@@ -111,12 +107,12 @@ def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
         s = pair_src[i]
         d = pair_dst[i]
         if d != cur:
-            _bfs_to(d, in_indptr, in_link, link_src, transit, dist, queue)
-            _dag_to(d, dist, out_indptr, out_link, link_dst, capacity, transit,
+            bfs_to(d, in_indptr, in_link, link_src, transit, dist, queue)
+            dag_to(d, dist, out_indptr, out_link, link_dst, capacity, transit,
                     dag_indptr, dag_link, dag_frac, node_total)
             cur = d
         if s != d and dist[s] < 0:
-            error[0], error[1] = _NO_PATH, i
+            error[0], error[1] = NO_PATH, i
             break
         pair_hops[i] = max(dist[s], 0)
         nf = 1 if s != d else 0
@@ -132,7 +128,7 @@ def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
                 if u == d:
                     pair_lat[i] = arrive[u]
                 elif node_total[u] <= 0.0:
-                    error[0], error[1], error[2] = _DEAD_LINK, i, dag_link[lo]
+                    error[0], error[1], error[2] = DEAD_LINK, i, dag_link[lo]
                     break
                 if pos + hi - lo > size:
                     # extrapolate from the pairs done so far: one reallocation, not many
@@ -181,7 +177,7 @@ def _expand(uindptr, ulink, ufrac, inverse, indptr):
     return link, frac
 
 
-def _node_ids(topo: Topology, nodes: ArrayLike, what: str) -> np.ndarray:
+def node_ids(topo: Topology, nodes: ArrayLike, what: str) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(nodes))
     if arr.ndim != 1:
         raise ValueError(f"{what} must be a 1-D array of node ids, got shape {arr.shape}")
@@ -199,9 +195,9 @@ def _node_ids(topo: Topology, nodes: ArrayLike, what: str) -> np.ndarray:
     return arr
 
 
-def _route_error(topo: Topology, code: int, src: int, dst: int, link: int) -> ValueError:
+def route_error(topo: Topology, code: int, src: int, dst: int, link: int) -> ValueError:
     names = topo.node_name
-    if code == _NO_PATH:
+    if code == NO_PATH:
         return ValueError(
             f"no route from {names[src]} to {names[dst]} in {topo.name!r}: every path would "
             "pass through a GPU, and GPUs do not forward traffic in this model; send to a "
@@ -233,10 +229,10 @@ def route_pairs(
     >>> route_pairs(ring(4, bw_per_dir=1e9), [0, 0], [1, 0])[4].tolist()
     [1, 0]
     """
-    return _route_unique(topo, src_nodes, dst_nodes, _route_kernel)
+    return route_unique(topo, src_nodes, dst_nodes, _route_kernel)
 
 
-def _route_unique(
+def route_unique(
     topo: Topology, src_nodes: ArrayLike, dst_nodes: ArrayLike, kernel, *kernel_args
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Validate the pairs, route each distinct one once with ``kernel`` and expand back.
@@ -246,8 +242,8 @@ def _route_unique(
     ``(indptr, link, frac)`` (see :func:`_route_kernel`); the result is as
     :func:`route_pairs`'s.
     """
-    src = _node_ids(topo, src_nodes, "src_nodes")
-    dst = _node_ids(topo, dst_nodes, "dst_nodes")
+    src = node_ids(topo, src_nodes, "src_nodes")
+    dst = node_ids(topo, dst_nodes, "dst_nodes")
     if src.shape != dst.shape:
         raise ValueError(f"src_nodes has {src.size} entries and dst_nodes {dst.size}; "
                          "give one destination per source")
@@ -265,7 +261,7 @@ def _route_unique(
     )
     code, bad_pair, bad_link = (int(e) for e in error)
     if code != _OK:
-        raise _route_error(topo, code, int(usrc[bad_pair]), int(udst[bad_pair]), bad_link)
+        raise route_error(topo, code, int(usrc[bad_pair]), int(udst[bad_pair]), bad_link)
     inverse = inverse.reshape(-1)
     counts = np.diff(uindptr)[inverse]
     indptr = np.zeros(src.size + 1, dtype=np.int64)
@@ -283,10 +279,10 @@ def distances_to(topo: Topology, dst: int) -> np.ndarray:
     >>> distances_to(single_switch(2, bw_per_dir=1e9), 0).tolist()
     [0, 2, 1]
     """
-    dst = int(_node_ids(topo, [dst], "dst")[0])
+    dst = int(node_ids(topo, [dst], "dst")[0])
     dist = np.empty(topo.n_nodes, np.int32)
     queue = np.empty(topo.n_nodes, np.int32)
-    _bfs_to(dst, topo._in_indptr, topo._in_link, topo.link_src, topo._transit, dist, queue)
+    bfs_to(dst, topo._in_indptr, topo._in_link, topo.link_src, topo._transit, dist, queue)
     return dist
 
 
@@ -300,14 +296,12 @@ def next_hops(topo: Topology, dist: np.ndarray, node: int, dst: int) -> np.ndarr
 
 def explicit_paths(topo: Topology, src: int, dst: int) -> list[Path]:
     """Enumerate the weighted paths of one pair (see :meth:`Topology.paths`)."""
-    from .core import Path
-
-    src, dst = (int(x) for x in _node_ids(topo, [src, dst], "src/dst"))
+    src, dst = (int(x) for x in node_ids(topo, [src, dst], "src/dst"))
     if src == dst:
         return [Path((src,), (), 1.0, 0.0)]
     dist = distances_to(topo, dst)
     if dist[src] < 0:
-        raise _route_error(topo, _NO_PATH, src, dst, -1)
+        raise route_error(topo, NO_PATH, src, dst, -1)
     cap, lat = topo.link_capacity, topo.link_latency
     result: list[Path] = []
     stack = [((src,), (), 1.0, 0.0)]
@@ -320,9 +314,12 @@ def explicit_paths(topo: Topology, src: int, dst: int) -> list[Path]:
         hops = next_hops(topo, dist, u, dst)
         total = cap[hops].sum()
         if total <= 0:
-            raise _route_error(topo, _DEAD_LINK, src, dst, int(hops[0]))
+            raise route_error(topo, DEAD_LINK, src, dst, int(hops[0]))
         for lk in hops[::-1]:
             if cap[lk] > 0:
                 stack.append((nodes + (int(topo.link_dst[lk]),), links + (int(lk),),
                               float(weight * cap[lk] / total), float(delay + lat[lk])))
     return result
+
+
+ROUTERS["adaptive"] = Router(route_pairs, explicit_paths)
