@@ -5,8 +5,6 @@ Every reference is computed by the package (collectives, tuner, specs), never ty
 
 from __future__ import annotations
 
-import functools
-
 from nvlearn import specs, tuner
 from nvlearn.check.core import CheckResult, verify, verify_choice
 from nvlearn.collectives.metrics import busbw_factor
@@ -18,11 +16,10 @@ from nvlearn.collectives.volume import (
 _GIB = 2**30
 
 
-@functools.lru_cache(maxsize=4)
 def _topology(kind: str):
-    from nvlearn import topology as T
+    from nvlearn.topology import fabric
 
-    return T.dgx_h100() if kind == "dgx" else T.ib_cluster(nodes=4)
+    return fabric("dgx_h100") if kind == "dgx" else fabric("ib_cluster", 4)
 
 
 def _dgx_gpus() -> int:

@@ -106,15 +106,13 @@ def topology(fabric: str, n_gpus: int):
     >>> topology("ib_cluster", 32).n_gpus
     32
     """
-    from nvlearn import topology as topo
+    from nvlearn.topology import FABRICS
+    from nvlearn.topology import fabric as build
 
     check_fabric(fabric, n_gpus)
-    if fabric == "dgx_h100":
-        return topo.dgx_h100()
-    if fabric == "gb200_nvl72":
-        return topo.gb200_nvl72()
-    nodes = max(n_gpus // gpus_per_box(), 2)
-    return topo.nvlink_pod(nodes) if fabric == "nvlink_pod" else topo.ib_cluster(nodes)
+    if not FABRICS[fabric].multi_node:
+        return build(fabric)
+    return build(fabric, max(n_gpus // gpus_per_box(), 2))
 
 
 @functools.cache

@@ -318,19 +318,18 @@ def ring_closed_form(
 # --------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=32)
-def _topology(kind: str, count: int):
-    from nvlearn import topology as T
+_REGISTRY_KEY = {"dgx": "dgx_h100", "pcie": "pcie_box", "pod": "nvlink_pod",
+                 "ib": "ib_cluster"}
 
-    if kind == "dgx":
-        return T.dgx_h100()
-    if kind == "pcie":
-        return T.pcie_box()
-    if kind == "pod":
-        return T.nvlink_pod(count)
-    if kind == "ib":
-        return T.ib_cluster(count)
-    raise ValueError(f"unknown topology kind {kind!r}")
+
+def _topology(kind: str, count: int):
+    """The (cached) fabric of ``kind`` with ``count`` nodes, from the topology registry."""
+    from nvlearn.topology import FABRICS, fabric
+
+    if kind not in _REGISTRY_KEY:
+        raise ValueError(f"unknown topology kind {kind!r}")
+    key = _REGISTRY_KEY[kind]
+    return fabric(key, count if FABRICS[key].multi_node else None)
 
 
 def _ring_gpus(kind: str, count: int, n_ranks: int) -> np.ndarray:

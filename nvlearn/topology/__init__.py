@@ -6,7 +6,10 @@
   hash-based ECMP (one path per flow) via :func:`with_routing`.
 * :mod:`~nvlearn.topology.builders` — generic fabrics and :func:`with_link_factor`.
 * :mod:`~nvlearn.topology.fabrics` — real fabrics from the hardware catalogue: the DGX H100
-  box, the 256-GPU NVLink Switch System pod, the GB200 NVL72 rack, an InfiniBand rail-optimised fat tree, a PCIe box.
+  box, the 256-GPU NVLink Switch System pod, the GB200 NVL72 rack, an InfiniBand
+  rail-optimised fat tree, a PCIe box.
+* :mod:`~nvlearn.topology.registry` — the course's fabrics by key (:data:`FABRICS`) and
+  :func:`fabric`, which builds each once.
 * :mod:`~nvlearn.topology.metrics` — injection bandwidth, bisection by max-flow, hops,
   path diversity.
 
@@ -51,8 +54,12 @@ from .policy import (
     expected_distinct_paths,
     with_routing,
 )
+from .registry import FABRICS, FabricKind, fabric
 
 __all__ = [
+    "FABRICS",
+    "FabricKind",
+    "fabric",
     "LINK_ETH",
     "LINK_IB",
     "LINK_KIND_KEYS",
