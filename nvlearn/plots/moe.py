@@ -36,7 +36,7 @@ def draw_expert_load(ax, routing: Routing, title: str | None = None) -> None:
     ax.set_xlim(-0.7, routing.n_experts - 0.3)
     ax.set_ylim(0, routed.max() * 1.25)
     ax.grid(axis="x", visible=False)
-    ax.legend(fontsize=8, loc="upper right", ncol=2)
+    ax.legend(fontsize=9, loc="upper right", ncol=2)
     if title is None:
         skew = "" if routing.skew is None else f", skew {routing.skew:g}"
         title = (f"{routing.n_experts} experts, top-{routing.top_k}{skew}: "
@@ -58,7 +58,7 @@ def expert_load_figure(routings: Sequence[Routing], titles: Sequence[str] | None
     if not routings:
         raise ValueError("give at least one Routing")
     n = len(routings)
-    fig, axes = new_figure(n, 1, width=9.0, height=2.9 * n, squeeze=False)
+    fig, axes = new_figure(n, 1, width=NOTEBOOK_WIDTH, height=2.9 * n, squeeze=False)
     for i, r in enumerate(routings):
         draw_expert_load(axes[i, 0], r, None if titles is None else titles[i])
     fig.tight_layout()
@@ -146,7 +146,7 @@ def traffic_heatmap(matrix: np.ndarray, boxes: np.ndarray, title: str = "",
 
 
 def traffic_figure(matrix: np.ndarray, boxes: np.ndarray, title: str = "") -> plt.Figure:
-    """GPU x GPU and node x node views of one traffic matrix, side by side.
+    """GPU x GPU and node x node views of one traffic matrix, one above the other.
 
     Examples
     --------
@@ -154,7 +154,7 @@ def traffic_figure(matrix: np.ndarray, boxes: np.ndarray, title: str = "") -> pl
     >>> fig.axes[1].get_ylabel()
     'sending node'
     """
-    fig, (a, b) = new_figure(1, 2, width=12.0, height=5.0)
+    fig, (a, b) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=10.5)
     draw_traffic_heatmap(a, matrix, boxes, level="gpu")
     draw_traffic_heatmap(b, matrix, boxes, level="node")
     if title:
@@ -215,13 +215,14 @@ def imbalance_figure(comm: MoEComm) -> plt.Figure:
 
 
 def overview_figure(comm: MoEComm) -> plt.Figure:
-    """Traffic heatmap and per-GPU receive bytes side by side (the explorer's figure)."""
+    """Traffic heatmap above per-GPU receive bytes (the explorer's figure; fixed margins,
+    so a redraw needs no layout pass)."""
     fig, (a, b) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=8.2,
                              gridspec_kw={"height_ratios": [1.25, 1.0]})
     draw_traffic_heatmap(a, comm.dispatch_bytes, gpu_boxes_of(comm),
                          "dispatch bytes, GPU to GPU (grey: local)")
     draw_receive_bytes(b, comm)
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.1, right=0.97, top=0.96, bottom=0.07, hspace=0.3)  # fixed
     return fig
 
 

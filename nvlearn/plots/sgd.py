@@ -158,7 +158,7 @@ def timeline_figure(step, title: str | None = None):
         f"{FABRIC_STYLE[step.fabric][1]}\n{how}; efficiency {100 * step.efficiency:.0f} %"),
         fontsize=10)
     ax.legend(fontsize=9, loc="upper center", ncol=2, bbox_to_anchor=(0.5, 1.0))
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.12, right=0.97, top=0.84, bottom=0.15)  # fixed: no layout pass
     return fig
 
 

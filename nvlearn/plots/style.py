@@ -7,10 +7,14 @@ share a size, a font and a palette, and colours mean the same thing across noteb
 
 from __future__ import annotations
 
+import threading
+
 import matplotlib
 
 matplotlib.use(matplotlib.get_backend())  # keep whatever backend the caller chose
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 #: Colours by fabric / link kind, used consistently in every notebook.
 FABRIC_COLOURS: dict[str, str] = {
@@ -50,6 +54,10 @@ _RC = {
 def new_figure(nrows: int = 1, ncols: int = 1, width: float = 8.0, height: float = 4.5, **kw):
     """Create ``(fig, axes)`` in the course style.
 
+    On the main thread the figure is a pyplot figure (a notebook cell shows it); on any
+    other thread (an explorer rendering ahead) it is a bare Agg figure that pyplot never
+    sees.
+
     Examples
     --------
     >>> fig, ax = new_figure()
@@ -57,7 +65,12 @@ def new_figure(nrows: int = 1, ncols: int = 1, width: float = 8.0, height: float
     Text(...)
     """
     with plt.rc_context(_RC):
-        fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), **kw)
+        if threading.current_thread() is threading.main_thread():
+            fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), **kw)
+        else:  # an explorer's prefetch: not in pyplot's list, so no cell ever shows it
+            fig = Figure(figsize=(width, height))
+            FigureCanvasAgg(fig)
+            axes = fig.subplots(nrows, ncols, **kw)
     for ax in fig.axes:
         for key, value in _RC.items():
             if key == "axes.grid":
