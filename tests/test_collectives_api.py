@@ -157,3 +157,19 @@ def test_volumes_per_rank():
     np.testing.assert_allclose(rd.bytes_sent()[:p], n * 4)  # n per step, lg p steps
     dbt = allreduce(p, n, "double_binary_tree").bytes_sent()
     assert dbt.max() <= 2 * n + 1e-6 and dbt.sum() == pytest.approx(2 * (p - 1) * n)
+
+
+def test_one_registry_drives_names_rules_costs_and_op_counts():
+    """ALGORITHMS, RANK_RULES, cost() and the op budget are all read off REGISTRY."""
+    from nvlearn.collectives import REGISTRY
+    from nvlearn.collectives.budget import estimate_ops
+
+    assert {(c, a) for c, algos in collectives.ALGORITHMS.items() for a in algos} == \
+        set(REGISTRY)
+    for (coll, algo), entry in REGISTRY.items():
+        assert collectives.RANK_RULES[(coll, algo)] == entry.rank_rule and entry.reference
+        if algo == "hierarchical":
+            continue
+        assert collectives.cost(coll, algo, 8, 1e6, 1e11, 1e-6, 2) == \
+            entry.time(8, 1e6, 1e11, 1e-6, 2)
+        assert estimate_ops(coll, algo, 8, 2) == entry.ops(8, 2)

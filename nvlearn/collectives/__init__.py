@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from nvlearn.collectives._ops import is_power_of_two
 from nvlearn.collectives.alltoall_ring import (
     direct_alltoall_time,
     ring_alltoall,
@@ -104,6 +103,7 @@ from nvlearn.collectives.recursive_doubling import (
     recursive_doubling_time,
     recursive_doubling_time_textbook,
 )
+from nvlearn.collectives.registry import REGISTRY, Algorithm
 from nvlearn.collectives.ring import channel_ring_schedule, ring_schedule, ring_time
 from nvlearn.collectives.tree import (
     binary_tree,
@@ -116,6 +116,8 @@ from nvlearn.collectives.tree import (
 from nvlearn.schedule import Schedule
 
 __all__ = [
+    "REGISTRY",
+    "Algorithm",
     "ALGORITHMS",
     "RANK_RULES",
     "algbw",
@@ -179,26 +181,13 @@ __all__ = [
     "tree_chains",
 ]
 
-#: Algorithms available per collective.
-ALGORITHMS: dict[str, tuple[str, ...]] = {
-    "allreduce": ("ring", "tree", "double_binary_tree", "recursive_doubling", "rabenseifner",
-                  "nvls", "hierarchical", "nccl_tree"),
-    "reduce_scatter": ("ring", "recursive_halving", "nvls"),
-    "allgather": ("ring", "recursive_doubling", "nvls"),
-    "broadcast": ("ring", "tree"),
-    "alltoall": ("direct", "ring"),
-}
-
-_POW2 = {("reduce_scatter", "recursive_halving"), ("allgather", "recursive_doubling")}
+#: Algorithms available per collective (read off the registry, in its order).
+ALGORITHMS: dict[str, tuple[str, ...]] = {}
+for _coll, _name in REGISTRY:
+    ALGORITHMS[_coll] = (*ALGORITHMS.get(_coll, ()), _name)
 
 #: Which rank counts each (collective, algorithm) handles, in words.
-RANK_RULES: dict[tuple[str, str], str] = {
-    (coll, algo): ("p a power of two (2, 4, 8, 16, ...)" if (coll, algo) in _POW2
-                   else "any p >= 2")
-    for coll, algos in ALGORITHMS.items() for algo in algos
-}
-RANK_RULES[("allreduce", "hierarchical")] = "any p >= 2 split into equal nodes"
-RANK_RULES[("allreduce", "nccl_tree")] = "any p >= 2 (one node, or equal nodes)"
+RANK_RULES: dict[tuple[str, str], str] = {key: a.rank_rule for key, a in REGISTRY.items()}
 
 
 def _check_algorithm(collective: str, algorithm: str) -> None:
@@ -222,7 +211,7 @@ def supports(collective: str, algorithm: str, n_ranks: int) -> bool:
     _check_algorithm(collective, algorithm)
     if isinstance(n_ranks, bool) or int(n_ranks) != n_ranks or n_ranks < 2:
         return False
-    return (collective, algorithm) not in _POW2 or is_power_of_two(int(n_ranks))
+    return REGISTRY[(collective, algorithm)].supports(int(n_ranks))
 
 
 def check_supported(collective: str, algorithm: str, n_ranks: int) -> None:
@@ -488,27 +477,5 @@ def cost(collective: str, algorithm: str, n_ranks: int, n_bytes: float, bw_per_d
     check_supported(collective, algorithm, n_ranks)
     if options and algorithm != "hierarchical":
         raise ValueError(f"unexpected options {sorted(options)} for {algorithm}")
-    args = (n_ranks, n_bytes, bw_per_dir, alpha)
-    if algorithm == "ring" and collective in ("allreduce", "reduce_scatter", "allgather"):
-        return ring_time(collective, *args, chunks)
-    table = {
-        ("allreduce", "tree"): tree_allreduce_time,
-        ("allreduce", "double_binary_tree"): double_binary_tree_time,
-        ("allreduce", "recursive_doubling"): recursive_doubling_time,
-        ("allreduce", "rabenseifner"): rabenseifner_time,
-        ("allreduce", "nvls"): nvls_time,
-        ("allreduce", "nccl_tree"): nccl_tree_time,
-        ("reduce_scatter", "nvls"): nvls_phase_time,
-        ("allgather", "nvls"): nvls_phase_time,
-        ("reduce_scatter", "recursive_halving"): recursive_halving_time,
-        ("allgather", "recursive_doubling"): recursive_doubling_allgather_time,
-        ("broadcast", "ring"): chain_broadcast_time,
-        ("broadcast", "tree"): tree_broadcast_time,
-    }
-    if (collective, algorithm) in table:
-        return table[(collective, algorithm)](*args, chunks)
-    if algorithm == "hierarchical":
-        return hierarchical_time(*args, chunks, **options)
-    if algorithm == "ring":
-        return ring_alltoall_time(*args)
-    return direct_alltoall_time(*args)
+    return REGISTRY[(collective, algorithm)].time(n_ranks, n_bytes, bw_per_dir, alpha,
+                                                  chunks, **options)

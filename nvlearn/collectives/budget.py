@@ -26,7 +26,8 @@ all-to-all                 ``p (p-1)`` (one op per block)
 =========================  ======================================================
 
 They are exact on one node for every algorithm and upper bounds across nodes (a test
-builds each schedule and compares).
+builds each schedule and compares); each lives in its algorithm's entry of
+:data:`nvlearn.collectives.registry.REGISTRY`.
 
 Examples
 --------
@@ -41,7 +42,6 @@ ValueError: a ring all-reduce would have 134,201,344 ops (about 53.7 GB to build
 
 from __future__ import annotations
 
-import math
 import os
 
 __all__ = ["BYTES_PER_OP", "estimate_ops", "check_ops", "max_ops"]
@@ -75,31 +75,13 @@ def estimate_ops(collective: str, algorithm: str, n_ranks: int, chunks: int = 1,
     -------
     int
     """
-    p, c, C, G, S = int(n_ranks), int(chunks), int(channels), int(nodes), int(planes)
-    relay = G if C > 1 and G > 1 else 0
-    table = {
-        ("allreduce", "ring"): 2 * (p - 1) * c * C * (p + relay),
-        ("reduce_scatter", "ring"): (p - 1) * c * C * (p + relay),
-        ("allgather", "ring"): (p - 1) * c * C * (p + relay),
-        ("allreduce", "tree"): 2 * (p - 1) * c,
-        ("allreduce", "double_binary_tree"): 4 * (p - 1) * c,
-        ("allreduce", "nccl_tree"): 4 * (p - 1) * c * C,
-        ("allreduce", "recursive_doubling"): 2 * p * math.ceil(math.log2(max(p, 2))) * c,
-        ("allreduce", "rabenseifner"): 2 * p * (p - 1) * c,
-        ("allreduce", "hierarchical"): 2 * p * (p - 1) * c,
-        ("reduce_scatter", "recursive_halving"): p * (p - 1) * c,
-        ("allgather", "recursive_doubling"): p * (p - 1) * c,
-        ("allreduce", "nvls"): 2 * p * (p + 1) * S * c,
-        ("reduce_scatter", "nvls"): p * (p + 1) * S * c,
-        ("allgather", "nvls"): p * (p + 1) * S * c,
-        ("broadcast", "ring"): (p - 1) * c,
-        ("broadcast", "tree"): (p - 1) * c,
-        ("alltoall", "direct"): p * (p - 1),
-        ("alltoall", "ring"): p * (p - 1),
-    }
-    if (collective, algorithm) not in table:
+    from nvlearn.collectives.registry import REGISTRY
+
+    if (collective, algorithm) not in REGISTRY:
         raise ValueError(f"no op estimate for {algorithm} {collective}")
-    return int(table[(collective, algorithm)])
+    return int(REGISTRY[(collective, algorithm)].ops(
+        int(n_ranks), int(chunks), channels=int(channels), nodes=int(nodes),
+        planes=int(planes)))
 
 
 def check_ops(n_ops: int, what: str, advice: str) -> None:
