@@ -161,6 +161,7 @@ def test_volumes_per_rank():
 
 def test_one_registry_drives_names_rules_costs_and_op_counts():
     """ALGORITHMS, RANK_RULES, cost() and the op budget are all read off REGISTRY."""
+    from nvlearn import collectives
     from nvlearn.collectives import REGISTRY
     from nvlearn.collectives.budget import estimate_ops
 
