@@ -37,7 +37,7 @@ def test_default_file_loads_and_every_category_has_entries() -> None:
 
 
 def test_default_path_is_repo_data_dir() -> None:
-    expected = Path(specs.__file__).resolve().parents[1] / "data" / "hardware.json"
+    expected = Path(specs.__file__).resolve().parents[2] / "data" / "hardware.json"  # package
     assert specs.default_path() == expected
 
 
