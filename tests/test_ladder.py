@@ -36,3 +36,15 @@ def test_explorer_text_follows_controls_and_ratio_is_invariant():
     assert "7.2 Tb/s bidirectional" in ex.text
     ratio = specs.nvlink(4).gpu_bw_per_dir / specs.pcie(5).x16_bw_per_dir
     assert f"ratio {ratio:.2f}x" in first and f"ratio {ratio:.2f}x" in ex.text
+
+
+def test_compare_with_draws_the_ratio_in_the_chart():
+    ex = LadderExplorer()
+    ex.set(compare="InfiniBand NDR port")
+    rows = {r.label: r.bw for r in bandwidth_ladder()}
+    ratio = rows["NVLink 4 (H100), per GPU"] / rows["InfiniBand NDR port"]
+    ax = ex.figure.axes[0]
+    assert ax.texts[-1].get_text() == (
+        f"NVLink 4 (H100), per GPU = {ratio:.3g} x InfiniBand NDR port")
+    alphas = [bar.get_alpha() for bar in ax.patches[: len(rows)]]
+    assert alphas.count(1.0) == 2  # only the two compared rungs at full colour

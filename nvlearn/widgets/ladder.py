@@ -11,12 +11,13 @@ from nvlearn.widgets.base import Explorer
 
 
 def render_ladder(direction: str, unit: str, compare: str):
-    """Figure and a one-line ratio for the ladder in the chosen convention."""
+    """Figure and a one-line ratio for the ladder in the chosen convention; the chart
+    highlights H100's NVLink and ``compare`` and draws their ratio."""
     bits = unit == "bits/s"
     rows = bandwidth_ladder(direction)
-    fig = ladder_figure(rows, bits=bits)
     h100 = next(r for r in rows if r.label.startswith("NVLink 4"))
     other = next(r for r in rows if r.label == compare)
+    fig = ladder_figure(rows, bits=bits, compare=(h100.label, other.label))
     text = (
         f"H100 NVLink: {format_rate(h100.bw, bits=bits)} {direction.replace('_', ' ')}; "
         f"{compare}: {format_rate(other.bw, bits=bits)}; "
@@ -26,7 +27,8 @@ def render_ladder(direction: str, unit: str, compare: str):
 
 
 class LadderExplorer(Explorer):
-    """Toggle per-direction / bidirectional and bits / bytes; compare H100 NVLink with a rung.
+    """Toggle per-direction / bidirectional and bits / bytes; compare H100 NVLink with a rung
+    (the chart draws how many times faster, or slower, it is).
 
     Examples
     --------
