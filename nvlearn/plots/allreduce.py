@@ -488,8 +488,11 @@ def _log_scale(lo: float, hi: float, a: float, b: float):
 
 def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None = None,
               marker: float | None = None, crossovers: Sequence[tuple[float, str, str]] = (),
-              title: str = "", width: int = 660, height: int = 300) -> str:
+              title: str = "", width: int = 820, height: int = 380) -> str:
     """A log-log chart of time vs size as an SVG string (no matplotlib: a few ms).
+
+    Text is 13-14 px (the notebook's body size) at the default 820 px width, which a
+    1280-px JupyterLab with the file browser open shows unscaled.
 
     Parameters
     ----------
@@ -509,7 +512,7 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
     True
     """
     x = np.asarray(sizes, dtype=np.float64)
-    left, right, top, bottom = 62, 205, 24, 40
+    left, right, top, bottom = 72, 230, 30, 46
     vals = np.concatenate([np.asarray(v, dtype=np.float64) for v in times.values()])
     vals = vals[np.isfinite(vals) & (vals > 0)]
     t_lo = 10 ** np.floor(np.log10(vals.min()))
@@ -517,10 +520,10 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
     fx = _log_scale(x.min(), x.max(), left, width - right)
     fy = _log_scale(t_lo, t_hi, height - bottom, top)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="sans-serif" font-size="11">',
+           f'font-family="sans-serif" font-size="13">',
            f'<rect width="{width}" height="{height}" fill="white"/>']
     if title:
-        out.append(f'<text x="{left}" y="15" font-size="12" font-weight="bold">'
+        out.append(f'<text x="{left}" y="18" font-size="14" font-weight="bold">'
                    f'{html.escape(title)}</text>')
     decade = t_lo
     while decade <= t_hi * 1.0001:
@@ -535,17 +538,18 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
         xx = fx(2.0**k)
         out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{height - bottom}" '
                    'stroke="#e5e5e5"/>')
-        out.append(f'<text x="{xx:.1f}" y="{height - bottom + 14}" text-anchor="middle">'
+        out.append(f'<text x="{xx:.1f}" y="{height - bottom + 17}" text-anchor="middle">'
                    f'{size_label(2.0**k)}</text>')
     out.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 6}" '
                'text-anchor="middle">message size per GPU</text>')
-    out.append(f'<text x="12" y="{(top + height - bottom) / 2:.0f}" text-anchor="middle" '
-               f'transform="rotate(-90 12 {(top + height - bottom) / 2:.0f})">time</text>')
-    for size, _frm, to in crossovers:
+    out.append(f'<text x="14" y="{(top + height - bottom) / 2:.0f}" text-anchor="middle" '
+               f'transform="rotate(-90 14 {(top + height - bottom) / 2:.0f})">time</text>')
+    for k, (size, _frm, to) in enumerate(crossovers):
         xx = fx(size)
         out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{height - bottom}" '
                    'stroke="#666" stroke-dasharray="2,3"/>')
-        out.append(f'<text x="{xx + 2:.1f}" y="{top + 10}" font-size="9" fill="#555">'
+        out.append(f'<text x="{xx + 3:.1f}" y="{top + 14 + 16 * (k % 3)}" font-size="12" '
+                   'fill="#555">'
                    f'→ {html.escape(ALGO_LABELS.get(to, to).split(" (")[0])}</text>')
     if marker is not None:
         xx = fx(marker)
@@ -567,7 +571,7 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
             r = 3.5 if w > 2 else 2.5
             out.append(f'<circle cx="{fx(marker):.1f}" cy="{fy(tm):.1f}" r="{r}" '
                        f'fill="{colour}"/>')
-        ly = top + 8 + 16 * i
+        ly = top + 10 + 20 * i
         out.append(f'<line x1="{width - right + 10}" x2="{width - right + 30}" y1="{ly}" '
                    f'y2="{ly}" stroke="{colour}" stroke-width="{w}"/>')
         weight = ' font-weight="bold"' if algo == highlight else ""

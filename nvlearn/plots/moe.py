@@ -215,14 +215,13 @@ def imbalance_figure(comm: MoEComm) -> plt.Figure:
 
 
 def overview_figure(comm: MoEComm) -> plt.Figure:
-    """Traffic heatmap above per-GPU receive bytes (the explorer's figure; fixed margins,
-    so a redraw needs no layout pass)."""
+    """Traffic heatmap above per-GPU receive bytes (the explorer's figure)."""
     fig, (a, b) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=8.2,
                              gridspec_kw={"height_ratios": [1.25, 1.0]})
     draw_traffic_heatmap(a, comm.dispatch_bytes, gpu_boxes_of(comm),
                          "dispatch bytes, GPU to GPU (grey: local)")
     draw_receive_bytes(b, comm)
-    fig.subplots_adjust(left=0.1, right=0.97, top=0.96, bottom=0.07, hspace=0.3)  # fixed
+    fig.tight_layout()
     return fig
 
 
