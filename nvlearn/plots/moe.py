@@ -215,13 +215,28 @@ def imbalance_figure(comm: MoEComm) -> plt.Figure:
 
 
 def overview_figure(comm: MoEComm) -> plt.Figure:
-    """Traffic heatmap above per-GPU receive bytes (the explorer's figure)."""
+    """Traffic heatmap above per-GPU receive bytes (the explorer's figure).
+
+    Examples
+    --------
+    >>> from nvlearn.moe import route, simulate_moe
+    >>> from nvlearn.topology import dgx_h100
+    >>> fig = overview_figure(simulate_moe(dgx_h100(), route(8, 64, 8, 1), 256))
+    >>> fig.axes[-1].get_ylabel()
+    'bytes sent (MB)'
+    """
     fig, (a, b) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=8.2,
                              gridspec_kw={"height_ratios": [1.25, 1.0]})
     draw_traffic_heatmap(a, comm.dispatch_bytes, gpu_boxes_of(comm),
-                         "dispatch bytes, GPU to GPU (grey: local)")
+                         "dispatch bytes, GPU to GPU (grey: local)", colorbar=False)
     draw_receive_bytes(b, comm)
-    fig.tight_layout()
+    # fixed margins (no layout pass on every explorer redraw), the colour bar beside the
+    # centred square heatmap
+    fig.subplots_adjust(left=0.1, right=0.97, top=0.96, bottom=0.07, hspace=0.28)
+    a.apply_aspect()
+    box = a.get_position()
+    cax = fig.add_axes((box.x1 + 0.015, box.y0, 0.022, box.height))
+    fig.colorbar(a.images[0], cax=cax).set_label("bytes sent (MB)")
     return fig
 
 
