@@ -235,7 +235,7 @@ def overview_figure(comm: MoEComm) -> plt.Figure:
     fig.subplots_adjust(left=0.1, right=0.97, top=0.96, bottom=0.07, hspace=0.28)
     a.apply_aspect()
     box = a.get_position()
-    cax = fig.add_axes((box.x1 + 0.015, box.y0, 0.022, box.height))
+    cax = fig.add_axes((box.x1 + 0.015, box.y0, 0.022, box.height), label="<colorbar>")
     fig.colorbar(a.images[0], cax=cax).set_label("bytes sent (MB)")
     return fig
 
