@@ -240,3 +240,22 @@ def test_targets_beat_or_match_the_library_as_stated():
     beat = [p.id for p in PUZZLES if p.factor < 1]
     assert {"pod_allreduce", "ib_2d_allreduce", "rail_alltoall",
             "degraded_allreduce"} <= set(beat)
+
+
+def test_nb09_checks_against_counted_bytes():
+    from nvlearn.check import nb09
+
+    # ring reduce-scatter: each rank forwards p-1 blocks of n/p; 6 ranks, 12 MiB -> 10 MiB
+    assert nb09.ring_rs_sent_mib(10).ok and not nb09.ring_rs_sent_mib(12).ok
+    # hierarchical: shard n/q all-reduced over m nodes sends 2 (m-1)/m n/q = 12 MiB
+    assert nb09.hierarchical_cross_mib("12").ok and not nb09.hierarchical_cross_mib(16).ok
+
+
+def test_puzzle_explorer_shows_target_and_bound():
+    from nvlearn.widgets.puzzles import PuzzleExplorer
+
+    ex = PuzzleExplorer()
+    assert "chain broadcast" in ex.text and "traffic bound" in ex.text
+    ex.set(puzzle_id="pod_allreduce", by="link")
+    assert "target: 0.9 x" in ex.text
+    assert ex.figure.axes[0].get_xlabel().startswith("time")
