@@ -50,8 +50,10 @@ def status_grid(status: np.ndarray, title: str = "who holds what", ax=None):
 
 
 def times_vs_targets(labels: Sequence[str], times: Sequence[float], targets: Sequence[float],
-                     baselines: Sequence[float], model: str = "achievable"):
-    """Horizontal bars: a schedule's time, the target and the library's best, per puzzle.
+                     baselines: Sequence[float], model: str = "achievable",
+                     times_label: str = "this schedule"):
+    """Horizontal bars: a schedule's time (or another time, ``times_label``) and the
+    library's best, each over the puzzle's target (dashed line at 1).
 
     Examples
     --------
@@ -63,12 +65,12 @@ def times_vs_targets(labels: Sequence[str], times: Sequence[float], targets: Seq
     b = np.asarray(baselines, dtype=float) / np.asarray(targets, dtype=float)
     y = np.arange(len(labels))
     fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=1.2 + 0.35 * len(labels))
-    ax.barh(y - 0.2, t, height=0.38, color=SERIES[0], label="this schedule")
+    ax.barh(y - 0.2, t, height=0.38, color=SERIES[0], label=times_label)
     ax.barh(y + 0.2, b, height=0.38, color=SERIES[7], label="library's best")
     ax.axvline(1.0, color="k", lw=1.2, ls="--", label="target")
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
     ax.set_xlabel(f"time / target ({model} model)")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     fig.tight_layout()
     return fig

@@ -27,7 +27,15 @@ False
 
 from .bounds import must_move, traffic_bound
 from .builder import ScheduleBuilder, chunk_blocks, n_blocks, promises
-from .catalogue import PUZZLES, Instance, Puzzle, baseline, get, target_time
+from .catalogue import (
+    PUZZLES,
+    Instance,
+    Puzzle,
+    baseline,
+    get,
+    statement_markdown,
+    target_time,
+)
 from .grading import STATUS_NAMES, PuzzleResult, check, contributions, execute, text_grid
 
 __all__ = [
@@ -46,6 +54,7 @@ __all__ = [
     "must_move",
     "n_blocks",
     "promises",
+    "statement_markdown",
     "target_time",
     "text_grid",
     "traffic_bound",

@@ -388,6 +388,28 @@ PUZZLES: tuple[Puzzle, ...] = (
 )
 
 
+def statement_markdown(puzzle_id: str) -> str:
+    """The puzzle as a learner reads it: statement, instance, target (computed) and how to
+    get hints.
+
+    Examples
+    --------
+    >>> "Target" in statement_markdown("ring_allreduce")
+    True
+    """
+    from nvlearn.units import format_time
+
+    p = get(puzzle_id)
+    inst = p.instance()
+    label, t = baseline(inst)
+    goal = ("match it (within 5 %)" if p.factor >= 1 else f"run in {p.factor:g} x its time")
+    degraded = " (one degraded cable)" if inst.link_factor else ""
+    return (f"**{p.title}** (`{p.id}`). {p.statement}\n\n"
+            f"*Instance:* {inst!r}{degraded}. *Library's best:* {label}, {format_time(t)}; "
+            f"*Target:* {goal} = **{format_time(target_time(inst))}** (achievable model). "
+            f"{len(p.hints)} hint(s): `get({p.id!r}).hints`.")
+
+
 def get(puzzle_id: str) -> Puzzle:
     """The puzzle called ``puzzle_id``; ValueError listing the ids otherwise.
 

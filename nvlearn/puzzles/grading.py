@@ -285,7 +285,8 @@ def _diff_message(schedule: Schedule, status: np.ndarray, inst: Instance) -> str
         lines.append(f"rank {r}, chunk {c}: {what}")
     if np.any(status == RACE):
         lines.append("A race: some op reads or overwrites a chunk before the op it needs has "
-                     "arrived; add it to after=[...] (or leave after=None).")
+                     "arrived; add it to after=[...] (or keep ScheduleBuilder's automatic "
+                     "dependencies, auto=True).")
     return "\n".join(lines)
 
 
