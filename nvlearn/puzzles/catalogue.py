@@ -402,7 +402,8 @@ def statement_markdown(puzzle_id: str) -> str:
     p = get(puzzle_id)
     inst = p.instance()
     label, t = baseline(inst)
-    goal = ("match it (within 5 %)" if p.factor >= 1 else f"run in {p.factor:g} x its time")
+    goal = ("match it" if p.factor == 1 else f"match it (within {p.factor - 1:.0%})"
+            if p.factor > 1 else f"run in {p.factor:g} x its time")
     degraded = " (one degraded cable)" if inst.link_factor else ""
     return (f"**{p.title}** (`{p.id}`). {p.statement}\n\n"
             f"*Instance:* {inst!r}{degraded}. *Library's best:* {label}, {format_time(t)}; "
