@@ -38,10 +38,8 @@ import datetime
 import json
 import os
 import platform
-import secrets
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -55,14 +53,11 @@ sys.path.insert(0, str(REPO_ROOT / "tests"))
 from test_browser import (  # noqa: E402  (the browser test's helpers, shared on purpose)
     CHROMIUM_ARGS,
     PAGE_LOAD_S,
-    SERVER_START_S,
     _accept_kernel_dialog,
-    _free_port,
     _kernel_idle,
     _run_all,
-    _stop,
-    _wait_http_ok,
     _wait_until,
+    jupyterlab,
 )
 
 NOTEBOOKS = ("00", "01", "02", "03", "04", "05")
@@ -160,44 +155,6 @@ class ControlResult:
     def pct(self, q: float) -> float:
         ordered = sorted(self.times_ms)
         return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
-
-
-@contextlib.contextmanager
-def jupyterlab(served: Path, workdir: Path):
-    """JupyterLab on 127.0.0.1 over ``served``: yields (url, token); stops it on exit."""
-    port, token = _free_port(), secrets.token_hex(16)
-    env = dict(os.environ)
-    env.update(
-        JUPYTER_CONFIG_DIR=str(workdir / "config"),
-        JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
-        JUPYTERLAB_SETTINGS_DIR=str(workdir / "settings"),
-        JUPYTERLAB_WORKSPACES_DIR=str(workdir / "workspaces"),
-    )
-    env.pop("MPLBACKEND", None)  # the inline backend, as for a learner
-    notification = workdir / "settings" / "@jupyterlab" / "apputils-extension"
-    notification.mkdir(parents=True)
-    (notification / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False})
-    )
-    cmd = [
-        sys.executable, "-m", "jupyterlab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={served}",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]  # fmt: skip
-    if os.getuid() == 0:
-        cmd.append("--allow-root")
-    log = (workdir / "jupyterlab.log").open("wb")
-    proc = subprocess.Popen(
-        cmd, cwd=served, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_http_ok(f"{url}/api/status?token={token}", proc, SERVER_START_S)
-        yield url, token
-    finally:
-        _stop(proc)
-        log.close()
 
 
 def _shutdown_kernels(url: str, token: str) -> None:

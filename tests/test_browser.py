@@ -135,24 +135,23 @@ def chromium() -> str:
     return path
 
 
-@pytest.fixture
-def lab(chromium, tmp_path):
-    """A JupyterLab server on 127.0.0.1 over a copy of the notebook's folder: (url, token)."""
-    served = tmp_path / "notebooks"
-    shutil.copytree(
-        NOTEBOOK.parent, served, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.png")
-    )
+@contextlib.contextmanager
+def jupyterlab(served: Path, workdir: Path):
+    """JupyterLab on 127.0.0.1 over ``served``, its settings in ``workdir``: yields (url, token).
+
+    Shared with ``benchmarks/bench_browser_widgets.py``; the server is stopped on exit.
+    """
     port, token = _free_port(), secrets.token_hex(16)
     env = dict(os.environ)
     env.update(
-        JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
-        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-        JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
-        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+        JUPYTER_CONFIG_DIR=str(workdir / "config"),
+        JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
+        JUPYTERLAB_SETTINGS_DIR=str(workdir / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(workdir / "workspaces"),
     )
     env.pop("MPLBACKEND", None)  # the kernel uses Jupyter's inline backend, as for a learner
     # No "get notified about Jupyter news?" toast over the notebook (and no fetch from outside).
-    notification = tmp_path / "settings" / "@jupyterlab" / "apputils-extension"
+    notification = workdir / "settings" / "@jupyterlab" / "apputils-extension"
     notification.mkdir(parents=True)
     (notification / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
@@ -169,7 +168,7 @@ def lab(chromium, tmp_path):
     ]  # fmt: skip
     if os.getuid() == 0:
         cmd.append("--allow-root")
-    log = (tmp_path / "jupyterlab.log").open("wb")
+    log = (workdir / "jupyterlab.log").open("wb")
     proc = subprocess.Popen(
         cmd, cwd=served, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
@@ -180,6 +179,17 @@ def lab(chromium, tmp_path):
     finally:
         _stop(proc)
         log.close()
+
+
+@pytest.fixture
+def lab(chromium, tmp_path):
+    """A JupyterLab server on 127.0.0.1 over a copy of the notebook's folder: (url, token)."""
+    served = tmp_path / "notebooks"
+    shutil.copytree(
+        NOTEBOOK.parent, served, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.png")
+    )
+    with jupyterlab(served, tmp_path) as (url, token):
+        yield url, token
 
 
 def _wait_until(predicate, timeout: float, what: str, poll: float = 0.25):
