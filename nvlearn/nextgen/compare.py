@@ -28,6 +28,7 @@ import numpy as np
 
 from nvlearn import collectives, sim, specs, tuner
 from nvlearn import topology as topo
+from nvlearn.collectives.metrics import busbw
 from nvlearn.topology import Topology
 from nvlearn.topology.core import NODE_NVSWITCH
 
@@ -49,14 +50,16 @@ def _pod() -> Topology:
 
 @dataclass(frozen=True)
 class FabricEntry:
-    """One fabric of the comparison: key, label, status (shipped or not), builder, and the
-    notebook-07 fabric key its training step uses (None: not placeable)."""
+    """One fabric of the comparison: key, label, status (shipped or not), builder, the
+    notebook-07 fabric key its training step uses (None: not placeable), and the entry whose
+    fabric it is modelled as (None: its own), whose figures it then shares."""
 
     key: str
     label: str
     status: str
     build: Callable[[], Topology]
     step_fabric: str | None
+    modelled_as: str | None = None
 
 
 def _status() -> dict[str, str]:
@@ -74,7 +77,8 @@ def _status() -> dict[str, str]:
 FABRICS: tuple[FabricEntry, ...] = (
     FabricEntry("dgx_h100", "DGX H100", "", topo.dgx_h100, "dgx_h100"),
     FabricEntry("nvlink_pod", "H100 NVLink Switch System", "", _pod, "nvlink_pod"),
-    FabricEntry("dgx_gh200", "DGX GH200 (modelled as the pod)", "", _gh200, "nvlink_pod"),
+    FabricEntry("dgx_gh200", "DGX GH200 (modelled as the pod)", "", _gh200, "nvlink_pod",
+                modelled_as="nvlink_pod"),
     FabricEntry("gb200_nvl72", "GB200 NVL72", "", topo.gb200_nvl72, "gb200_nvl72"),
 )
 
@@ -147,18 +151,22 @@ def compare_row(key: str, allreduce_bytes: float = ALLREDUCE_BYTES,
     (8, 4, 450)
     """
     f = entry(key)
+    if f.modelled_as is not None:  # the same fabric: its figures, not a second simulation
+        return dataclasses.replace(compare_row(f.modelled_as, allreduce_bytes,
+                                               alltoall_bytes_per_pair),
+                                   key=f.key, label=f.label, status=f.status)
     t = build(key)
     g = specs.gpu(t.gpu)
     gen = specs.nvlink(g.nvlink_generation)
     choice = tuner.choose("allreduce", allreduce_bytes, t)
     sweep = tuner.simulated_sweep(t, [allreduce_bytes], algorithms=["ring"])
     p = t.n_gpus
-    ring_busbw = allreduce_bytes * 2 * (p - 1) / p / float(sweep.time[0, 0])
     a2a = sim.simulate(t, collectives.alltoall(t, alltoall_bytes_per_pair * p))
     return Row(f.key, f.label, f.status, p, t.gpu, gen.generation, switch_chips(t), cables(t),
                g.nvlink_links * gen.link_bw_per_dir, topo.bisection_bw_bidir(t),
                f"{tuner.NCCL_NAMES[choice.algorithm]}/{tuner.NCCL_NAMES[choice.protocol]}",
-               allreduce_bytes * 2 * (p - 1) / p / choice.time, ring_busbw, a2a.time,
+               busbw("allreduce", allreduce_bytes, p, choice.time),
+               busbw("allreduce", allreduce_bytes, p, float(sweep.time[0, 0])), a2a.time,
                a2a.busbw)
 
 
@@ -257,8 +265,10 @@ def busbw_curves(keys: tuple[str, ...] = ("dgx_h100", "nvlink_pod", "gb200_nvl72
     for key in keys:
         t = build(key)
         p = t.n_gpus
-        factor = 2 * (p - 1) / p
         sweep = tuner.simulated_sweep(t, x, algorithms=["ring"])
-        nccl = np.array([n * factor / tuner.choose("allreduce", n, t).time for n in x])
-        out[key] = (x, x * factor / sweep.time[0], nccl)
+        ring = np.array([busbw("allreduce", n, p, s)
+                         for n, s in zip(x, sweep.time[0], strict=True)])
+        nccl = np.array([busbw("allreduce", n, p, tuner.choose("allreduce", n, t).time)
+                         for n in x])
+        out[key] = (x, ring, nccl)
     return out
