@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nvlearn.collectives.metrics import busbw_factor
 from nvlearn.parallelism.layout import Layout
 from nvlearn.parallelism.memory import params_per_gpu
 from nvlearn.parallelism.model import Transformer
@@ -59,12 +60,10 @@ def ring_bytes_per_rank(collective: str, n_ranks: int, size: float) -> float:
     n = int(n_ranks)
     if n < 1 or size < 0:
         raise ValueError(f"need n_ranks >= 1 and size >= 0, got {n_ranks}, {size}")
-    if collective == "allreduce":
-        return 2.0 * (n - 1) / n * size
-    if collective in ("reduce_scatter", "allgather", "alltoall"):
-        return (n - 1) / n * size
     if collective == "sendrecv":
         return float(size)
+    if collective in COLLECTIVES:  # a ring rank sends exactly nccl-tests' busbw factor x size
+        return busbw_factor(collective, n) * size
     raise ValueError(f"unknown collective {collective!r}; choose one of {COLLECTIVES}")
 
 
