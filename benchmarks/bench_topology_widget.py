@@ -43,8 +43,8 @@ def main() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    from nvlearn.traffic import PATTERNS
-    from nvlearn.widgets.topology import FABRIC_CHOICES, TAPERS, TrafficExplorer
+    from nvlearn.switching.patterns import PATTERNS
+    from nvlearn.widgets.switching import FABRIC_CHOICES, TAPERS, TrafficExplorer
 
     import_s = time.perf_counter() - t0
     quiet = contextlib.redirect_stdout(io.StringIO())  # outside Jupyter, display() prints

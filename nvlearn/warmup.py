@@ -25,7 +25,7 @@ __all__ = ["KERNEL_MODULES", "ensure_compiled", "kernels_cached", "warm"]
 KERNEL_MODULES: tuple[str, ...] = (
     "sim/bins.py", "sim/engine.py", "sim/fairness.py", "sim/heap.py",
     "topology/policy.py", "topology/routing.py", "moe/router.py",
-    "serdes/channel.py", "serdes/fec.py", "traffic.py",
+    "serdes/channel.py", "serdes/fec.py", "switching/patterns.py",
 )
 _PKG = Path(__file__).resolve().parent
 
@@ -60,9 +60,10 @@ def kernels_cached() -> bool:
 def warm(verbose: bool = True) -> float:
     """Run every kernel once on a tiny input (compiling or loading it); seconds taken."""
     t0 = time.perf_counter()
-    from nvlearn import collectives, moe, serdes, traffic
+    from nvlearn import collectives, moe, serdes
     from nvlearn.serdes.fec import catalogue_code
     from nvlearn.sim import simulate
+    from nvlearn.switching import patterns
     from nvlearn.topology import dgx_h100, single_switch, with_routing
 
     for model in ("wire", "achievable"):
@@ -74,7 +75,7 @@ def warm(verbose: bool = True) -> float:
     serdes.simulate_link(64, "PAM4", loss_db=3.0, jitter_ui=0.01, ffe_taps=2, dfe_taps=1,
                          eye_symbols=32)
     serdes.simulate_codewords(1e-4, catalogue_code(), 8, burst_bits=2)
-    traffic.hol_saturation_throughput(4, slots=200)
+    patterns.hol_saturation_throughput(4, slots=200)
     seconds = time.perf_counter() - t0
     if verbose:
         print(f"nvlearn kernels ready in {seconds:.1f} s")

@@ -25,7 +25,7 @@ from nvlearn.parallelism import (
     topology,
     zero_state_bytes,
 )
-from nvlearn.traffic import from_matrix
+from nvlearn.switching.patterns import from_matrix
 
 # Narayanan et al. 2021, Table 1: (preset, published parameter count in billions)
 PUBLISHED = [("gpt_18b", 18.4), ("gpt_39b", 39.1), ("gpt_76b", 76.1), ("gpt_146b", 145.6)]

@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from nvlearn import specs
-from nvlearn.audit import article_claims
+from nvlearn.overview.audit import article_claims
 from nvlearn.topology import nvlink_pod
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"

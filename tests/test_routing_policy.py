@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from nvlearn.sim import simulate
+from nvlearn.switching.patterns import from_matrix, shift
 from nvlearn.topology import (
     LINK_IB,
     NODE_IB_SWITCH,
@@ -27,7 +28,6 @@ from nvlearn.topology import (
 from nvlearn.topology.builders import FabricBuilder
 from nvlearn.topology.policy import static_route_pairs
 from nvlearn.topology.routing import route_pairs
-from nvlearn.traffic import from_matrix, shift
 
 C = 100e9  # bytes/s per direction of every link in the hand-built leaf-spine fabric
 

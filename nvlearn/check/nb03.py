@@ -1,7 +1,7 @@
 """Self-checks for notebook 03 (switch topology, routing, memory semantics, "Why 256?").
 
-Every reference is computed by the package (:mod:`nvlearn.fabric_math`,
-:mod:`nvlearn.topology`, :mod:`nvlearn.traffic`) from the catalogue; hints never contain
+Every reference is computed by the package (:mod:`nvlearn.switching.plans`,
+:mod:`nvlearn.topology`, :mod:`nvlearn.switching.patterns`) from the catalogue; hints never contain
 the answer.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from nvlearn import specs
 from nvlearn.check.core import CheckResult, verify
-from nvlearn.fabric_math import nvlink_pod_plan
+from nvlearn.switching.patterns import build_fabric, hol_limit
+from nvlearn.switching.plans import nvlink_pod_plan
 from nvlearn.topology import bisection_bw_bidir, expected_distinct_paths
-from nvlearn.traffic import build_fabric, hol_limit
 from nvlearn.units import from_si
 
 #: Exercise premises (stated in the notebook), chosen so that no answer is printed above.

@@ -37,7 +37,7 @@ modules; ``*_textbook`` / ``*_ideal`` functions give the classic formulas for co
 
 One file per algorithm (:mod:`~nvlearn.collectives.ring`, ``tree``, ``double_binary_tree``,
 ``recursive_doubling``, ``rabenseifner``, ``nvls``, ``hierarchical``, ``nccl_tree``,
-``pipeline``, ``direct``, ``alltoall_ring``); :mod:`~nvlearn.collectives.channels` lays
+``chain``, ``direct``, ``alltoall_ring``); :mod:`~nvlearn.collectives.channels` lays
 channels out across rails; :mod:`~nvlearn.collectives.metrics` has algbw/busbw and
 :mod:`~nvlearn.collectives.volume` per-rank traffic.
 """
@@ -52,6 +52,7 @@ from nvlearn.collectives.alltoall_ring import (
     ring_alltoall_time,
 )
 from nvlearn.collectives.budget import check_ops, estimate_ops
+from nvlearn.collectives.chain import chain_broadcast, chain_broadcast_time
 from nvlearn.collectives.channels import (
     channel_ring,
     check_channels,
@@ -88,7 +89,6 @@ from nvlearn.collectives.nvls import (
     nvls_time_ideal,
     nvswitch_planes,
 )
-from nvlearn.collectives.pipeline import chain_broadcast, chain_broadcast_time
 from nvlearn.collectives.rabenseifner import (
     rabenseifner_allreduce,
     rabenseifner_time,

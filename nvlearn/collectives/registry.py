@@ -23,11 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from nvlearn.collectives.alltoall_ring import direct_alltoall_time, ring_alltoall_time
+from nvlearn.collectives.chain import chain_broadcast_time
 from nvlearn.collectives.double_binary_tree import double_binary_tree_time
 from nvlearn.collectives.hierarchical import hierarchical_time
 from nvlearn.collectives.nccl_tree import nccl_tree_time
 from nvlearn.collectives.nvls import nvls_phase_time, nvls_time
-from nvlearn.collectives.pipeline import chain_broadcast_time
 from nvlearn.collectives.rabenseifner import (
     rabenseifner_time,
     recursive_doubling_allgather_time,

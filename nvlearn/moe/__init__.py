@@ -2,7 +2,7 @@
 
 * :mod:`~nvlearn.moe.router` — top-k gating with a Zipf skew, expert capacity, drops,
   expert placement, node-limited routing (:func:`route`, :func:`gate`, :class:`Routing`).
-* :mod:`~nvlearn.moe.traffic` — dispatch / combine traffic matrices (bytes per GPU pair),
+* :mod:`~nvlearn.moe.dispatch` — dispatch / combine traffic matrices (bytes per GPU pair),
   ragged all-to-all Schedules, de-duplicated traffic (per node in two stages, or per GPU),
   and simulated times with per-GPU bytes and rates each way (:func:`traffic_matrix`,
   :func:`simulate_moe`).
@@ -16,18 +16,7 @@ Examples
 (8, 8)
 """
 
-from .router import (
-    Routing,
-    default_gpus_per_node,
-    expert_capacity,
-    expert_popularity,
-    gate,
-    gate_scores,
-    place_experts,
-    route,
-)
-from .tokens import ExpertBatch, alltoall_rows, dispatch_tokens, moe_round_trip
-from .traffic import (
+from .dispatch import (
     MODES,
     GPUTraffic,
     MoEComm,
@@ -43,6 +32,17 @@ from .traffic import (
     stage_rows,
     traffic_matrix,
 )
+from .router import (
+    Routing,
+    default_gpus_per_node,
+    expert_capacity,
+    expert_popularity,
+    gate,
+    gate_scores,
+    place_experts,
+    route,
+)
+from .tokens import ExpertBatch, alltoall_rows, dispatch_tokens, moe_round_trip
 
 __all__ = [
     "MODES",

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from nvlearn.dataplane import run
+from nvlearn.moe.dispatch import MODES, ragged_alltoall, relay_gpu, stage_rows
 from nvlearn.moe.router import Routing
-from nvlearn.moe.traffic import MODES, ragged_alltoall, relay_gpu, stage_rows
 
 #: Modes the data plane runs (a padded buffer carries the same tokens as "flat").
 DATA_PLANE_MODES = ("flat", "dedup", "gpu_dedup")

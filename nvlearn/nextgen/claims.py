@@ -1,7 +1,7 @@
 """The seed article's forward-looking claims (NVLink 5, "NVL256", "576 GPUs"), audited.
 
-Same pattern and verdicts as :func:`nvlearn.audit.article_claims` (which already has a short
-row for two of these); here each claim is recomputed from the NVLink 5 chain, the built
+Same pattern and verdicts as :func:`nvlearn.overview.audit.article_claims` (which already has
+a short row for two of these); here each claim is recomputed from the NVLink 5 chain, the built
 fabrics and the domain planner. No count that an exercise of notebook 08 asks for is
 printed here.
 
@@ -14,7 +14,7 @@ Examples
 from __future__ import annotations
 
 from nvlearn import specs
-from nvlearn.audit import Claim
+from nvlearn.overview.audit import Claim
 from nvlearn.serdes.chain import nvlink_chain
 from nvlearn.units import format_rate
 

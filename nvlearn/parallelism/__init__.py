@@ -6,7 +6,7 @@ long a step takes on a fabric, and whether a layout fits in a GPU's memory.
 * :mod:`~nvlearn.parallelism.layout` — degrees and rank placement (:class:`Layout`).
 * :mod:`~nvlearn.parallelism.memory` — ZeRO model states and Korthikanti et al.'s
   activations per GPU, the HBM rule (:func:`memory_per_gpu`).
-* :mod:`~nvlearn.parallelism.traffic` — each strategy's collectives per step
+* :mod:`~nvlearn.parallelism.comm_plan` — each strategy's collectives per step
   (:func:`step_comms`), bytes per GPU pair (:func:`pair_traffic`), the pipeline bubble.
 * :mod:`~nvlearn.parallelism.steptime` — times on the DGX H100, the NVLink pod and the
   InfiniBand cluster from NCCL's model; the step split (:func:`step_time`).
@@ -18,6 +18,18 @@ Examples
 ['compute', 'exposed communication', 'pipeline bubble']
 """
 
+from .comm_plan import (
+    COLLECTIVES,
+    Comm,
+    box_traffic,
+    bubble_fraction,
+    bytes_by_strategy,
+    dp_volume_elements,
+    micro_batches,
+    pair_traffic,
+    ring_bytes_per_rank,
+    step_comms,
+)
 from .layout import RECOMPUTE, STRATEGIES, ZERO_STAGES, Layout
 from .memory import (
     Memory,
@@ -37,18 +49,6 @@ from .steptime import (
     group_fabric,
     step_time,
     topology,
-)
-from .traffic import (
-    COLLECTIVES,
-    Comm,
-    box_traffic,
-    bubble_fraction,
-    bytes_by_strategy,
-    dp_volume_elements,
-    micro_batches,
-    pair_traffic,
-    ring_bytes_per_rank,
-    step_comms,
 )
 
 __all__ = [

@@ -41,10 +41,10 @@ import functools
 from dataclasses import dataclass
 
 from nvlearn import specs, tuner
+from nvlearn.parallelism.comm_plan import Comm, micro_batches, step_comms
 from nvlearn.parallelism.layout import Layout
 from nvlearn.parallelism.memory import Memory, memory_per_gpu
 from nvlearn.parallelism.model import DEFAULT_MFU, Transformer, compute_time
-from nvlearn.parallelism.traffic import Comm, micro_batches, step_comms
 
 #: Fabrics a layout can be placed on.
 FABRICS = ("dgx_h100", "nvlink_pod", "ib_cluster", "gb200_nvl72")

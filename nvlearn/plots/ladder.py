@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from nvlearn.ladder import Rung
+from nvlearn.overview.ladder import Rung
 from nvlearn.plots.style import FABRIC_COLOURS, new_figure
 from nvlearn.units import format_rate
 
@@ -27,7 +27,7 @@ def ladder_figure(rows: list[Rung], bits: bool = False,
     Parameters
     ----------
     rows : list of Rung
-        From :func:`nvlearn.ladder.bandwidth_ladder`; all in one direction convention.
+        From :func:`nvlearn.overview.ladder.bandwidth_ladder`; all in one direction convention.
     bits : bool
         Show bits per second (Gb/s) instead of bytes per second (GB/s).
     compare : (str, str), optional
@@ -37,7 +37,7 @@ def ladder_figure(rows: list[Rung], bits: bool = False,
 
     Examples
     --------
-    >>> from nvlearn.ladder import bandwidth_ladder
+    >>> from nvlearn.overview.ladder import bandwidth_ladder
     >>> rows = bandwidth_ladder()
     >>> fig = ladder_figure(rows, compare=(rows[7].label, rows[2].label))
     >>> fig.axes[0].texts[-1].get_text()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from nvlearn.ladder import bandwidth_ladder
+from nvlearn.overview.ladder import bandwidth_ladder
 from nvlearn.plots.ladder import ladder_figure
 from nvlearn.units import format_rate
 from nvlearn.widgets.base import Explorer

@@ -9,8 +9,7 @@ import pytest
 
 from nvlearn import specs
 from nvlearn.schedule import validate
-from nvlearn.topology import LINK_NVLINK_NETWORK, single_switch
-from nvlearn.traffic import (
+from nvlearn.switching.patterns import (
     PATTERNS,
     FlowStats,
     all_to_all,
@@ -30,6 +29,7 @@ from nvlearn.traffic import (
     shift,
     traffic_matrix,
 )
+from nvlearn.topology import LINK_NVLINK_NETWORK, single_switch
 
 NV4 = specs.nvlink(4)
 NIC = specs.nic("connectx7")

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from nvlearn import specs
-from nvlearn.audit import (
+from nvlearn.overview.audit import (
     ARTICLE_LANE_RATE_BITS,
     VERDICTS,
     Claim,

@@ -38,7 +38,7 @@ def pair_rates_figure(rows: Sequence[Mapping]):
     """Bars: the rate one flow (or each of several) gets, adaptive vs static routing.
 
     ``rows`` are dicts with ``case`` (label), ``adaptive`` and ``static`` (bytes/s per
-    direction), as :func:`nvlearn.traffic` measurements produce them.
+    direction), as :func:`nvlearn.switching.patterns` measurements produce them.
 
     Examples
     --------
@@ -72,7 +72,7 @@ def fct_cdf_figure(stats: Sequence, patterns: Sequence[str] | None = None):
 
     Examples
     --------
-    >>> from nvlearn.traffic import measure, ring
+    >>> from nvlearn.switching.patterns import measure, ring
     >>> from nvlearn.topology import single_switch
     >>> st = measure(single_switch(4, 1e11), ring(4, 1e9))
     >>> len(fct_cdf_figure([st]).axes)
@@ -190,7 +190,7 @@ def access_time_figure(paths: Sequence, sizes: np.ndarray | None = None):
 
     Examples
     --------
-    >>> from nvlearn.memory_semantics import access_paths
+    >>> from nvlearn.switching.memory_semantics import access_paths
     >>> fig = access_time_figure(access_paths())
     >>> fig.axes[0].get_xscale()
     'log'
@@ -225,13 +225,13 @@ def growth_figure(series: Mapping[str, Sequence[Mapping]],
                   marks: Mapping[str, tuple[int, float]] | None = None, title: str = ""):
     """Switch chips per GPU and worst-case hops vs GPU count for plane-per-link fat trees.
 
-    ``series`` maps a label to rows of :func:`nvlearn.fabric_math.growth_table`; ``marks``
+    ``series`` maps a label to rows of :func:`nvlearn.switching.plans.growth_table`; ``marks``
     adds labelled points ``{label: (gpus, chips_per_gpu)}`` (real systems). Shading shows
     where one, two and three tiers are needed (from the first series).
 
     Examples
     --------
-    >>> from nvlearn.fabric_math import growth_table
+    >>> from nvlearn.switching.plans import growth_table
     >>> len(growth_figure({"taper 1": growth_table()}).axes)
     2
     """
@@ -278,7 +278,7 @@ def traffic_explorer_figure(stats):
 
     Examples
     --------
-    >>> from nvlearn.traffic import measure, ring
+    >>> from nvlearn.switching.patterns import measure, ring
     >>> from nvlearn.topology import single_switch
     >>> len(traffic_explorer_figure(measure(single_switch(4, 1e11), ring(4, 1e9))).axes)
     2

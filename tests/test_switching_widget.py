@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nvlearn.traffic import experiment
-from nvlearn.widgets.topology import TAPERS, TrafficExplorer, traffic_summary
+from nvlearn.switching.patterns import experiment
+from nvlearn.widgets.switching import TAPERS, TrafficExplorer, traffic_summary
 
 
 @pytest.fixture(scope="module")

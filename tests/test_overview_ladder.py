@@ -3,7 +3,7 @@
 import pytest
 
 from nvlearn import specs
-from nvlearn.ladder import bandwidth_ladder
+from nvlearn.overview.ladder import bandwidth_ladder
 from nvlearn.widgets.ladder import LadderExplorer
 
 

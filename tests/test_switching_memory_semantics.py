@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from nvlearn import specs
-from nvlearn.memory_semantics import access_paths, crossover_bytes, latency_table
+from nvlearn.switching.memory_semantics import access_paths, crossover_bytes, latency_table
 
 
 def test_paths_are_built_from_catalogue_latencies():

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from nvlearn.plots.traffic import traffic_explorer_figure
-from nvlearn.traffic import PATTERNS, FlowStats, experiment
+from nvlearn.plots.switching import traffic_explorer_figure
+from nvlearn.switching.patterns import PATTERNS, FlowStats, experiment
 from nvlearn.units import format_time
 from nvlearn.widgets.base import Explorer
 
-#: Fabric choices: label -> kind for :func:`nvlearn.traffic.build_fabric`.
+#: Fabric choices: label -> kind for :func:`nvlearn.switching.patterns.build_fabric`.
 FABRIC_CHOICES = (("NVLink pod", "nvlink_pod"), ("IB cluster", "ib_cluster"))
 #: Taper / oversubscription values offered (1 = non-blocking).
 TAPERS = (1.0, 2.0, 4.0, 8.0)
@@ -20,7 +20,7 @@ def traffic_summary(stats: FlowStats, taper: float) -> str:
 
     Examples
     --------
-    >>> from nvlearn.traffic import experiment
+    >>> from nvlearn.switching.patterns import experiment
     >>> st = experiment("nvlink_pod", "ring", "adaptive", nodes=2, n_bytes=1e6)
     >>> traffic_summary(st, 2.0).splitlines()[0]
     'ring on NVLink pod (16 GPUs), taper 2:1, adaptive routing; 1 run, 16 flows'

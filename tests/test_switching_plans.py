@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nvlearn import specs
-from nvlearn.fabric_math import (
+from nvlearn.switching.plans import (
     fabric_metrics,
     fat_tree_plan,
     growth_table,
