@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from nvlearn import specs
@@ -182,6 +183,30 @@ def test_ib_switch_for_speed() -> None:
         specs.ib_switch_for_speed("xdr")
 
 
+def test_nccl_tables_read_like_tuning_cc() -> None:
+    """The tables are NCCL's arrays in NCCL's enum order: a row read here is the row of
+    ``ncclTunerConstantsDefaults`` (NCCL 2.30.7, src/graph/tuning.cc), in seconds / bytes/s."""
+    m = specs.nccl()
+    us, gbs = 1e-6, 1e9
+    assert m.base_latencies[specs.ALGORITHMS.index("pat")] == pytest.approx((8e-6,) * 3)
+    # hwLatencies[NET][NVLSTree] = { 0, 0, 20.9 }
+    assert m.hw_latencies[2][5] == pytest.approx((0, 0, 20.9 * us), rel=1e-12)
+    # llMaxBws[Blackwell] = { 2*141.0, 2*45.0, 2*35.0 }
+    assert m.ll_max_bws[3] == pytest.approx((282 * gbs, 90 * gbs, 70 * gbs))
+    assert m.nvls_efficiencies == (0.0, 0.0, 0.85, 0.74)
+    for name, axes in specs.NCCLModel.TABLE_AXES.items():
+        table = np.asarray(getattr(m, name))
+        assert table.shape == tuple(len(a) for a in axes), name
+        assert m.where(name).split()[-1] in m.source(name), name   # e.g. hwLatencies
+    assert m.where("hw_latencies", "net", "nvls_tree") == \
+        "src/graph/tuning.cc hwLatencies[NET][NVLSTree]"
+    # every lookup is an index into its table
+    for i, link in enumerate(specs.LINK_TYPES):
+        for j, algo in enumerate(specs.ALGORITHMS):
+            for k, proto in enumerate(specs.PROTOCOLS):
+                assert m.hw_latency(link, algo, proto) == m.hw_latencies[i][j][k]
+
+
 def test_nccl_lookups_and_bad_names() -> None:
     m = specs.nccl()
     assert m.version == "2.30.7"
@@ -216,7 +241,8 @@ def test_si_conversion_of_rates_sizes_and_times() -> None:
     assert specs.gpu("h100").bf16_dense_flops == pytest.approx(989.5e12, rel=1e-15)
     assert specs.gpu("b200").board_power == 1000.0
     assert specs.latency("ib_switch_hop") == pytest.approx(330e-9, rel=1e-12)
-    assert specs.nccl().hw_lat_nvlink_ring == pytest.approx((0.6e-6, 1.9e-6, 3.4e-6), rel=1e-12)
+    ring_on_nvlink = specs.nccl().hw_latencies[0][1]         # hwLatencies[NVLINK][Ring]
+    assert ring_on_nvlink == pytest.approx((0.6e-6, 1.9e-6, 3.4e-6), rel=1e-12)  # us -> s
     assert specs.nvswitch(3).throughput_published == pytest.approx(13.6e12 / 8, rel=1e-15)
 
 
@@ -349,6 +375,15 @@ BROKEN: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("missing category", _del(["nics"]), "category 'nics'", "missing"),
     ("source without url", _del(["sources", "wp_h100", "url"]),
      "sources['wp_h100'].url", "missing"),
+    ("NCCL table missing an algorithm row",
+     _set(["nccl", "2.30.7", "base_latencies", "value"], [[6.8, 14.0, 8.4]] * 6),
+     "nccl['2.30.7'].base_latencies", "shape (7, 3)"),
+    ("ragged NCCL table",
+     _set(["nccl", "2.30.7", "ll_max_bws", "value"], [[39.0, 39.0, 20.4], [87.7, 22.5]] * 2),
+     "nccl['2.30.7'].ll_max_bws", "same shape"),
+    ("flat list for an NCCL table",
+     _set(["nccl", "2.30.7", "hw_latencies", "value"], [0.6, 1.9, 3.4]),
+     "nccl['2.30.7'].hw_latencies", "nested 3 deep"),
 ]
 
 

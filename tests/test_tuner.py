@@ -206,7 +206,9 @@ def test_tables_render_with_the_winner_marked(dgx):
     assert c._repr_html_() == h
     assert c.to_html(max_rows=3).count("<tr") == 4
     notes = tuner.source_notes(c)
-    assert any("topo.h" in s for s in notes) and any("baseLat[Ring]" in s for s in notes)
+    assert any("topo.h" in s for s in notes)
+    assert any(s.startswith("base_latencies[ring]: src/graph/tuning.cc") and "baseLatencies" in s
+               for s in notes)
 
 
 def test_format_size():

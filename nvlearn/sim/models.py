@@ -25,7 +25,7 @@ link rates, the latencies and the start delays they hand the engine.
       share of that: LL 8 of every 16 bytes, LL128 120 of 128, Simple all; LL is further
       capped per GPU at NCCL's ``llMaxBws``. NVLS runs its NVLink links at
       ``nvlsEfficiency`` (0.85 on Hopper) of the achievable rate.
-    * **Latency.** Every op pays NCCL's per-step latency ``hwLat[link][algorithm][protocol]``
+    * **Latency.** Every op pays NCCL's per-step latency ``hwLatencies[link][algorithm][protocol]``
       (``link`` = the slowest kind of link on its route: NVLink, PCIe or network) in place of
       the wire latency of its route — which includes the wire, so the wire latency stays
       only as a floor (a route longer than NCCL assumed, such as the pod's four NVLink hops,

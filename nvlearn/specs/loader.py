@@ -255,13 +255,18 @@ class _Loader:
                 self.fail(where, f"value {v!r} is not a finite number")
             return to_si(v, unit)
 
-        if value is None:
-            return None
-        if isinstance(value, list):
-            if not value:
+        def table(v: Any) -> Any:
+            """A number, or a (nested, rectangular) list of numbers as nested tuples."""
+            if not isinstance(v, list):
+                return number(v)
+            if not v:
                 self.fail(where, "value list is empty")
-            return tuple(number(v) for v in value)
-        return number(value)
+            rows = tuple(table(x) for x in v)
+            if len({_shape(r) for r in rows}) > 1:
+                self.fail(where, "a table's rows must all have the same shape")
+            return rows
+
+        return None if value is None else table(value)
 
     def _convert(self, where: str, q: Quantity, hint: Any) -> Any:
         optional = _optional(hint)
@@ -271,14 +276,21 @@ class _Loader:
                 self.fail(where, "value is null but this field needs a number; use null only "
                                  "for fields that may be absent (e.g. V100 bf16)")
             return None
-        if typing.get_origin(base) is tuple:
-            if not isinstance(q.value_si, tuple):
-                self.fail(where, "needs a list of numbers")
-            elem = typing.get_args(base)[0]
-            return tuple(self._scalar(where, v, elem) for v in q.value_si)
-        if isinstance(q.value_si, tuple):
+        return self._shaped(where, q.value_si, base)
+
+    def _shaped(self, where: str, v: Any, typ: Any) -> Any:
+        """``v`` (a number or nested tuples) as the field's type: ``float``, ``int``,
+        ``tuple[float, ...]`` or a table such as ``tuple[tuple[float, ...], ...]``."""
+        if typing.get_origin(typ) is tuple:
+            depth = _depth(typ)
+            if not isinstance(v, tuple) or len(_shape(v)) != depth:
+                self.fail(where, "needs a list of numbers" if depth == 1 else
+                          f"needs a table of numbers nested {depth} deep")
+            elem = typing.get_args(typ)[0]
+            return tuple(self._shaped(where, x, elem) for x in v)
+        if isinstance(v, tuple):
             self.fail(where, "needs a single number, not a list")
-        return self._scalar(where, q.value_si, base)
+        return self._scalar(where, v, typ)
 
     def _scalar(self, where: str, v: float, typ: Any) -> Any:
         if typ is int:
@@ -290,6 +302,12 @@ class _Loader:
     def _derived(self, where: str, cls: type[Record], values: dict[str, Any],
                  prov: dict[str, Quantity]) -> dict[str, Any]:
         out: dict[str, Any] = {}
+        for name, axes in getattr(cls, "TABLE_AXES", {}).items():
+            want = tuple(len(axis) for axis in axes)
+            if _shape(values[name]) != want:
+                self.fail(f"{where}.{name}", f"needs a table of shape {want} (axes: "
+                          + "; ".join(", ".join(axis) for axis in axes)
+                          + f"), got {_shape(values[name])}")
         if cls is NVSwitchGen:
             out["throughput_direction"] = prov["throughput_published"].direction
         if cls in (PCIeGen, NetworkRate):
@@ -367,3 +385,13 @@ def _base(hint: Any) -> Any:
     if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 1:
         return args[0]
     return hint
+
+
+def _shape(v: Any) -> tuple[int, ...]:
+    """Shape of a number (``()``) or of rectangular nested tuples (``(7, 3)``)."""
+    return (len(v), *_shape(v[0])) if isinstance(v, tuple) else ()
+
+
+def _depth(hint: Any) -> int:
+    """How deep ``tuple[...]`` hints nest: 1 for ``tuple[float, ...]``, 2 for a table."""
+    return 1 + _depth(typing.get_args(hint)[0]) if typing.get_origin(hint) is tuple else 0

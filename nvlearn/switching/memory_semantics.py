@@ -112,7 +112,7 @@ def access_paths() -> list[AccessPath]:
     ib_lat = _route_latency(ib, 0, per_node)  # same rail: NIC, one leaf, NIC
     tcp_rtt = specs.latency("datacenter_tcp_rtt")
     nv_src = (f"NVLink hop {hop * 1e9:.0f} ns ({specs.latency('nvlink_hop').source()}); "
-              f"NCCL: {nccl.source('hw_lat_nvlink_ring')}")
+              f"NCCL: {nccl.source('hw_latencies')}")
     return [
         AccessPath(
             "nvlink_node", "NVLink load/store, same node",
@@ -132,7 +132,7 @@ def access_paths() -> list[AccessPath]:
             f"NIC {specs.latency('nic') * 1e9:.0f} ns per end ({specs.latency('nic').source()});"
             f" IB switch {specs.latency('ib_switch_hop') * 1e9:.0f} ns; PCIe switch "
             f"{specs.latency('pcie_switch_hop') * 1e9:.0f} ns; NCCL: "
-            f"{nccl.source('hw_lat_net_ring')}",
+            f"{nccl.source('hw_latencies')}",
         ),
         AccessPath(
             "tcp_ethernet", "TCP over Ethernet (kernel sockets)",

@@ -320,8 +320,8 @@ def fabric_from_topology(topology, n_ranks: int | None = None, *,
                          f"{float(cap[net].sum()) / 1e9:.0f} GB/s x {ranks_per_node}/{per_box} "
                          f"GPUs = {bw_inter / 1e9:.1f} GB/s per node per direction (topology)")
     lines.append(f"architecture = {arch} ({g.name}); nvlsEfficiency = "
-                 f"{m.nvls_efficiency(arch):g} ({m.provenance[f'nvls_efficiency_{arch}'].where})"
-                 if f"nvls_efficiency_{arch}" in m.provenance else
+                 f"{m.nvls_efficiency(arch):g} ({m.where('nvls_efficiencies', arch)})"
+                 if m.nvls_efficiency(arch) > 0 else
                  f"architecture = {arch} ({g.name}); no NVLS")
     return Fabric(topology.name, p, int(ranks_per_node), arch, intra, inter, float(bw_intra),
                   float(bw_inter), nvswitch, cpu, tuple(lines))
@@ -398,7 +398,8 @@ def _disabled(algo: str, proto: str, reason: str) -> Candidate:
 
 
 def _lat_field(link: str, algo: str) -> str:
-    return f"hw_lat_{link}_{algo}"
+    """The ``hw_latencies`` entry a latency reads (its protocol column aside)."""
+    return f"hw_latencies[{link}][{algo}]"
 
 
 @dataclass(frozen=True)
@@ -462,7 +463,7 @@ def _latency(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
     n_inter = 0 if nodes == 1 else (2 * (nodes - 1) if coll == "allreduce" else nodes - 1)
     base = _Term.us(m.base_latency(algo, proto))
     intra = _Term.us(m.hw_latency(f.intra_link, algo, proto))
-    used += [f"base_lat_{algo}", _lat_field(f.intra_link, algo)]
+    used += [f"base_latencies[{algo}]", _lat_field(f.intra_link, algo)]
     inter = _Term.us(0.0)
     if nodes > 1:
         row = "tree" if ppn == 1 else algo            # NCCL's rule for one GPU per node
@@ -479,7 +480,7 @@ def _latency(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
             chain = chain + log_nodes * inter
         lat = base + _Term.n(2) * chain.paren()
     elif algo == "nvls":
-        used.remove(f"base_lat_{algo}")               # NVLS's latency replaces the base
+        used.remove(f"base_latencies[{algo}]")        # NVLS's latency replaces the base
         lat = intra
     else:  # nvls_tree
         lat = base + intra + _Term.n(2) * log_nodes * inter
@@ -495,11 +496,11 @@ def _bus_bw(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
 
     def per_channel_cap(table: str) -> _Term:
         cap = m.bw_cap(table, arch, nodes)
-        used.append(f"{table}_{arch}")
+        used.append(f"{table}[{arch}]")
         return _Term.n(channels) * _Term.gbs(cap) if channels is not None else None
 
     if algo in ("nvls", "nvls_tree"):
-        used.append(f"nvls_efficiency_{arch}")
+        used.append(f"nvls_efficiencies[{arch}]")
         bw = intra * _Term.n(m.nvls_efficiency(arch))
         if channels is not None:
             bw = bw * _Term.n((channels - 1) / channels, f"{channels - 1}/{channels}")
@@ -515,7 +516,7 @@ def _bus_bw(coll: str, algo: str, proto: str, f: Fabric, m: specs.NCCLModel,
     if proto == "ll":
         used += ["ll_data_bytes", "ll_line_bytes"]
         row = arch if nodes == 1 else LL_CPU_ROW[f.cpu]
-        used.append(f"ll_max_bws_{row}")
+        used.append(f"ll_max_bws[{row}]")
         bw = (bw * _Term.n(m.ll_data_fraction)).min(
             _Term.gbs(m.bw_cap("ll_max_bws", row, nodes)))
     elif proto == "ll128":
@@ -886,12 +887,16 @@ def source_notes(choice_or_tuning, model: specs.NCCLModel | None = None) -> list
     Examples
     --------
     >>> from nvlearn.topology import dgx_h100
-    >>> any("baseLat[Ring]" in s for s in source_notes(tune("allreduce", dgx_h100())))
+    >>> any(s.startswith("base_latencies[ring]: src/graph/tuning.cc")
+    ...     for s in source_notes(tune("allreduce", dgx_h100())))
     True
     """
     t = choice_or_tuning.tuning if isinstance(choice_or_tuning, Choice) else choice_or_tuning
     m = model or specs.nccl()
     fields = dict.fromkeys(s for c in t.candidates for s in c.sources)
     notes = list(t.fabric.derivation)
-    notes += [f"{name}: {m.provenance[name].where}" for name in fields]
+    for name in fields:
+        table, _, index = name.partition("[")
+        keys = index.rstrip("]").split("][") if index else ()
+        notes.append(f"{name}: {m.where(table, *keys) if keys else m.provenance[name].where}")
     return notes
