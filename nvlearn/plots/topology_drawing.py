@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import textwrap
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -193,6 +194,30 @@ def _draw_tiers(topo: Topology, ax) -> set[int]:
     return set(topo.link_kind[idx].tolist())
 
 
+_BOX_W, _GAP = 1.0, 0.35   # a server's width and the gap between servers (data units)
+
+
+@dataclass
+class _Layout:
+    """A many-box drawing's placement: which servers are drawn, where every node is, and
+    the fabric switches grouped by (tier, plane)."""
+
+    shown: list[int]
+    n_boxes: int
+    fabric: np.ndarray                      # per node: a fabric switch (in no server)
+    total_w: float
+    pos: dict[int, tuple[float, float]] = field(default_factory=dict)
+    groups: dict[tuple[int, int], list[int]] = field(
+        default_factory=lambda: defaultdict(list))
+
+    def slot_x(self, bx: int) -> float:
+        """Left edge of server ``bx`` (an elided run leaves one slot empty in the middle)."""
+        slot = self.shown.index(bx)
+        if len(self.shown) < self.n_boxes and bx >= self.n_boxes - len(self.shown) // 2:
+            slot += 1
+        return _GAP / 2 + slot * (_BOX_W + _GAP)
+
+
 def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
     """Many boxes: a few drawn in full, fabric switches above, box-to-fabric aggregated."""
     n_boxes = int(topo.node_box.max()) + 1
@@ -201,25 +226,26 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
     else:
         half = max(max_boxes // 2, 1)
         shown = list(range(half)) + list(range(n_boxes - half, n_boxes))
-    idx, src, dst = _cables(topo)
-    fabric = topo.node_box < 0
-    external = np.zeros(topo.n_nodes, bool)
-    cross = fabric[src] != fabric[dst]
-    external[src[cross]] = True
-    external[dst[cross]] = True
-
-    # ---- fabric switches on top, grouped by plane, tiers stacked
-    fab_nodes = np.flatnonzero(fabric)
-    fab_tiers = sorted(set(topo.node_tier[fab_nodes].tolist()))
-    box_w, gap = 1.0, 0.35
     slots = len(shown) + (1 if len(shown) < n_boxes else 0)
-    total_w = slots * (box_w + gap)
-    pos: dict[int, tuple[float, float]] = {}
-    groups: dict[tuple[int, int], list[int]] = defaultdict(list)
-    # second-level NVLink Switch chips are named "<switch box>.chip<k>"
-    enclosure = {int(v): topo.node_name[v].split(".chip")[0] for v in fab_nodes
-                 if ".chip" in topo.node_name[v]}
-    for tier in fab_tiers:
+    lay = _Layout(shown, n_boxes, topo.node_box < 0, slots * (_BOX_W + _GAP))
+    cables = _cables(topo)
+    _draw_fabric_switches(topo, ax, lay)
+    bottom, ext_links, kinds = _draw_servers(topo, ax, lay, cables)
+    _taper_note(topo, ax, lay.fabric)
+    kinds |= _draw_uplinks(topo, ax, lay, ext_links)
+    kinds |= _draw_fabric_cables(topo, ax, lay, cables)
+    top = max(y for _, y in lay.pos.values())
+    ax.set_xlim(-0.1, lay.total_w + 0.1)
+    ax.set_ylim(bottom - 0.3, top + 0.75)
+    return kinds
+
+
+def _draw_fabric_switches(topo: Topology, ax, lay: _Layout) -> None:
+    """Fabric switches on top, grouped by plane (and enclosure), tiers stacked."""
+    fab_nodes = np.flatnonzero(lay.fabric)
+    enclosure = {int(v): int(topo.node_enclosure[v]) for v in fab_nodes
+                 if topo.node_enclosure[v] >= 0}
+    for tier in sorted(set(topo.node_tier[fab_nodes].tolist())):
         row = [int(v) for v in fab_nodes if topo.node_tier[v] == tier]
         row.sort(key=lambda v: (topo.node_plane[v], v))
         steps = [0.0]
@@ -230,70 +256,83 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
                 steps.append(steps[-1] + 1.35)
             else:
                 steps.append(steps[-1] + 1.0)
-        spacing = total_w / (steps[-1] + 1.0)
+        spacing = lay.total_w / (steps[-1] + 1.0)
         for v, step in zip(row, steps, strict=True):
-            pos[v] = (spacing * (step + 0.5), 2.2 + 1.3 * (tier - 1))
-            groups[(tier, int(topo.node_plane[v]))].append(v)
+            lay.pos[v] = (spacing * (step + 0.5), 2.2 + 1.3 * (tier - 1))
+            lay.groups[(tier, int(topo.node_plane[v]))].append(v)
         chip_w = min(0.85 * spacing, 0.5)
         for v in row:
-            _box(ax, *pos[v], chip_w, 0.2, _NODE_COLOUR[int(topo.node_kind[v])])
-        boxes: dict[str, list[int]] = defaultdict(list)
+            _box(ax, *lay.pos[v], chip_w, 0.2, _NODE_COLOUR[int(topo.node_kind[v])])
+        members_of: dict[int, list[int]] = defaultdict(list)
         for v in row:
             if v in enclosure:
-                boxes[enclosure[v]].append(v)
-        for members in boxes.values():
-            xs = [pos[v][0] for v in members]
-            y = pos[members[0]][1]
+                members_of[enclosure[v]].append(v)
+        for members in members_of.values():
+            xs = [lay.pos[v][0] for v in members]
+            y = lay.pos[members[0]][1]
             ax.add_patch(FancyBboxPatch((min(xs) - 0.6 * spacing, y - 0.17),
                                         max(xs) - min(xs) + 1.2 * spacing, 0.34,
                                         boxstyle="round,pad=0,rounding_size=0.04", fc="none",
                                         ec="#555555", lw=0.8, zorder=2))
-    for (_, plane), members in groups.items():
-        xs = [pos[v][0] for v in members]
-        kind = _SHORT[int(topo.node_kind[members[0]])]
-        what = "plane" if topo.node_kind[members[0]] == NODE_NVSWITCH else "rail"
-        if topo.node_kind[members[0]] == NODE_IB_SWITCH:
-            kind = ("leaf" if plane >= 0 else "spine") if len(members) == 1 else (
-                "leaves" if plane >= 0 else "spines")
-        if plane < 0:
-            label = f"{len(members)} {kind}"
-        elif len(members) == 1:
-            label = f"{what} {plane}"
-        else:
-            label = f"{what} {plane}:\n{len(members)} {kind}"
-        label += " chips" if topo.node_kind[members[0]] == NODE_NVSWITCH else ""
+    for (_, plane), members in lay.groups.items():
         n_enc = len({enclosure[v] for v in members if v in enclosure})
-        if n_enc:
-            label += f"\nin {n_enc} switch boxes"
-        ax.text(np.mean(xs), pos[members[0]][1] + 0.22, label, ha="center", va="bottom",
+        ax.text(np.mean([lay.pos[v][0] for v in members]), lay.pos[members[0]][1] + 0.22,
+                _group_label(topo, plane, members, n_enc), ha="center", va="bottom",
                 fontsize=9)
 
-    # ---- boxes at the bottom
+
+def _group_label(topo: Topology, plane: int, members: list[int], n_enclosures: int) -> str:
+    """``"plane 0:\n4 NVSwitch chips\nin 2 switch boxes"``, ``"rail 3"``, ``"8 spines"``."""
+    node_kind = int(topo.node_kind[members[0]])
+    kind = _SHORT[node_kind]
+    what = "plane" if node_kind == NODE_NVSWITCH else "rail"
+    if node_kind == NODE_IB_SWITCH:
+        kind = ("leaf" if plane >= 0 else "spine") if len(members) == 1 else (
+            "leaves" if plane >= 0 else "spines")
+    if plane < 0:
+        label = f"{len(members)} {kind}"
+    elif len(members) == 1:
+        label = f"{what} {plane}"
+    else:
+        label = f"{what} {plane}:\n{len(members)} {kind}"
+    label += " chips" if node_kind == NODE_NVSWITCH else ""
+    if n_enclosures:
+        label += f"\nin {n_enclosures} switch boxes"
+    return label
+
+
+def _draw_servers(topo: Topology, ax, lay: _Layout, cables
+                  ) -> tuple[float, dict[tuple[int, tuple[int, int]], list[int]], set[int]]:
+    """The shown servers at the bottom, their insides drawn; returns the frames' bottom edge,
+    each inner node's links to each (tier, plane) of the fabric, and the link kinds drawn."""
+    idx, src, dst = cables
+    external = np.zeros(topo.n_nodes, bool)
+    cross = lay.fabric[src] != lay.fabric[dst]
+    external[src[cross]] = True
+    external[dst[cross]] = True
     inner_rows = {NODE_GPU: 0.0}
-    for kind in sorted(set(topo.node_kind[~fabric].tolist()) - {NODE_GPU}):
-        nodes_k = np.flatnonzero((topo.node_kind == kind) & ~fabric)
+    for kind in sorted(set(topo.node_kind[~lay.fabric].tolist()) - {NODE_GPU}):
+        nodes_k = np.flatnonzero((topo.node_kind == kind) & ~lay.fabric)
         inner_rows[kind] = 1.2 if external[nodes_k].any() else (
             0.6 if kind != NODE_NVSWITCH else -0.6)
     bottom = min(inner_rows.values()) - 0.3
-    ext_links: dict[tuple[int, int], list[int]] = defaultdict(list)
+    ext_links: dict[tuple[int, tuple[int, int]], list[int]] = defaultdict(list)
     kinds_drawn: set[int] = set()
-    for slot, bx in enumerate(shown):
-        if len(shown) < n_boxes and bx >= n_boxes - len(shown) // 2:
-            slot += 1
-        x0 = gap / 2 + slot * (box_w + gap)
+    for bx in lay.shown:
+        x0 = lay.slot_x(bx)
         members = np.flatnonzero(topo.node_box == bx)
-        ax.add_patch(FancyBboxPatch((x0 - 0.05, bottom), box_w + 0.1, 1.6 - bottom,
+        ax.add_patch(FancyBboxPatch((x0 - 0.05, bottom), _BOX_W + 0.1, 1.6 - bottom,
                                     boxstyle="round,pad=0,rounding_size=0.05", fc="#f4f4f4",
                                     ec="#999999", lw=0.6, zorder=0))
-        ax.text(x0 + box_w / 2, bottom - 0.1, f"node {bx}", ha="center", va="top", fontsize=9)
+        ax.text(x0 + _BOX_W / 2, bottom - 0.1, f"node {bx}", ha="center", va="top", fontsize=9)
         for kind, y in inner_rows.items():
             row = [int(v) for v in members if topo.node_kind[v] == kind]
             for i, v in enumerate(row):
-                pos[v] = (x0 + box_w * (i + 0.5) / len(row), y)
+                lay.pos[v] = (x0 + _BOX_W * (i + 0.5) / len(row), y)
         for link, a, b in zip(idx.tolist(), src.tolist(), dst.tolist(), strict=True):
             inside_a, inside_b = topo.node_box[a] == bx, topo.node_box[b] == bx
             if inside_a and inside_b:
-                (xa, ya), (xb, yb) = pos[a], pos[b]
+                (xa, ya), (xb, yb) = lay.pos[a], lay.pos[b]
                 ax.plot([xa, xb], [ya, yb], lw=0.4, alpha=0.6, zorder=1,
                         color=FABRIC_COLOURS[LINK_KIND_KEYS[topo.link_kind[link]]])
                 kinds_drawn.add(int(topo.link_kind[link]))
@@ -302,18 +341,21 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
                 key = (int(topo.node_tier[outer]), int(topo.node_plane[outer]))
                 ext_links[(inner, key)].append(link)
         for v in members.tolist():
-            if v in pos:
+            if v in lay.pos:
                 kind = int(topo.node_kind[v])
                 plane = int(topo.node_plane[v])
                 label = str(plane) if kind == NODE_NVSWITCH and plane >= 0 else ""
-                _box(ax, *pos[v], 0.1 if kind == NODE_GPU else 0.14, 0.16, _NODE_COLOUR[kind],
-                     label, fontsize=7.5, text_colour="black")
-    if len(shown) < n_boxes:
-        slot = len(shown) // 2
-        x_gap = gap / 2 + slot * (box_w + gap) + box_w / 2
-        ax.text(x_gap, 0.4, f"...\n{n_boxes - len(shown)} more\nnodes,\nwired\nthe same\nway",
-                ha="center", va="center", fontsize=9)
-    # per box: what the GPUs inject vs what leaves the box (the taper)
+                _box(ax, *lay.pos[v], 0.1 if kind == NODE_GPU else 0.14, 0.16,
+                     _NODE_COLOUR[kind], label, fontsize=7.5, text_colour="black")
+    if len(lay.shown) < lay.n_boxes:
+        x_gap = _GAP / 2 + len(lay.shown) // 2 * (_BOX_W + _GAP) + _BOX_W / 2
+        ax.text(x_gap, 0.4, f"...\n{lay.n_boxes - len(lay.shown)} more\nnodes,\nwired\n"
+                "the same\nway", ha="center", va="center", fontsize=9)
+    return bottom, ext_links, kinds_drawn
+
+
+def _taper_note(topo: Topology, ax, fabric: np.ndarray) -> None:
+    """Under the drawing: what a server's GPUs inject vs what leaves it (the taper)."""
     box0 = topo.node_box == 0
     from_gpu = box0[topo.link_src] & (topo.node_kind[topo.link_src] == NODE_GPU)
     to_nvswitch = from_gpu & (topo.node_kind[topo.link_dst] == NODE_NVSWITCH)
@@ -325,44 +367,40 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
             f"{into.sum() / out.sum():.3g}:1 taper)", fontsize=10.5, ha="center", va="top",
             transform=ax.transAxes)
 
-    # ---- box-to-fabric cables: a node wired to every switch of a plane group gets one line
-    # to a bar under that group (annotated with what it stands for); others are drawn as is
+
+def _draw_uplinks(topo: Topology, ax, lay: _Layout,
+                  ext_links: dict[tuple[int, tuple[int, int]], list[int]]) -> set[int]:
+    """Server-to-fabric cables: a node wired to every switch of a plane group gets one line
+    to a bar under that group (annotated with what it stands for); others are drawn as is."""
     by_key: dict[tuple[int, int], list[tuple[int, list[int]]]] = defaultdict(list)
     labelled: set[tuple[int, str]] = set()
+    kinds_drawn: set[int] = set()
     for (inner, key), links in ext_links.items():
         by_key[key].append((inner, links))
     for key, items in by_key.items():
-        members = groups[key]
-        xs = [pos[v][0] for v in members]
-        gy = pos[members[0]][1] - 0.17
+        members = lay.groups[key]
+        xs = [lay.pos[v][0] for v in members]
+        gy = lay.pos[members[0]][1] - 0.17
         kind = int(topo.link_kind[items[0][1][0]])
         colour = FABRIC_COLOURS[LINK_KIND_KEYS[kind]]
         kinds_drawn.add(kind)
-        items.sort(key=lambda item: pos[item[0]][0])
+        items.sort(key=lambda item: lay.pos[item[0]][0])
         whole = all(len({int(topo.link_src[k]) ^ int(topo.link_dst[k]) ^ inner
                          for k in links}) == len(members) > 1 for inner, links in items)
         if whole:
             ax.plot([min(xs), max(xs)], [gy, gy], color=colour, lw=2.0, zorder=2,
                     solid_capstyle="round")
         for inner, links in items:
-            x, y = pos[inner]
+            x, y = lay.pos[inner]
             if whole:
                 ax.plot([x, np.mean(xs)], [y + 0.08, gy], color=colour, alpha=0.55, zorder=1,
                         lw=0.5 + 0.2 * len(links))
-            else:
-                for k in links:
-                    other = int(topo.link_src[k]) ^ int(topo.link_dst[k]) ^ inner
-                    ax.plot([x, pos[other][0]], [y + 0.08, pos[other][1] - 0.1], color=colour,
-                            alpha=0.55, zorder=1, lw=0.5 + 0.2 * topo.link_count[k])
-        inner, links = items[0]
-        text = _bundle_text(topo, links[0])
-        if len(links) > 1:
-            text = f"{len(links)} x ({text})" if " x " in text else f"{len(links)} x {text}"
-        per_box = defaultdict(int)
-        for node, _ in items:
-            per_box[int(topo.node_box[node])] += 1
-        who = "node" if set(per_box.values()) == {1} else _SHORT[int(topo.node_kind[inner])]
-        text = f"from each {who}:\n{text}"
+                continue
+            for k in links:
+                other = int(topo.link_src[k]) ^ int(topo.link_dst[k]) ^ inner
+                ax.plot([x, lay.pos[other][0]], [y + 0.08, lay.pos[other][1] - 0.1],
+                        color=colour, alpha=0.55, zorder=1, lw=0.5 + 0.2 * topo.link_count[k])
+        text = _uplink_label(topo, items)
         same_tier = sum(1 for k in by_key if k[0] == key[0])
         if same_tier > 4 and (key[0], text) in labelled:
             continue  # many rails wired alike: say it once
@@ -370,33 +408,48 @@ def _draw_boxes(topo: Topology, ax, max_boxes: int) -> set[int]:
         ax.text(np.mean(xs), gy - 0.14, text, fontsize=8.5,
                 ha="center", va="top", zorder=4, color=colour,
                 bbox={"fc": "white", "ec": colour, "lw": 0.5, "pad": 1.5})
-
-    # ---- cables inside the fabric (between switch tiers), aggregated when dense
-    fab_cables = [(link, a, b) for link, a, b in zip(idx.tolist(), src.tolist(), dst.tolist(),
-                                                     strict=True) if fabric[a] and fabric[b]]
-    if fab_cables:
-        dense = len(fab_cables) > 48
-        for link, a, b in fab_cables:
-            (xa, ya), (xb, yb) = pos[a], pos[b]
-            ax.plot([xa, xb], [ya, yb], lw=0.3 if dense else 0.8, alpha=0.25 if dense else 0.7,
-                    zorder=1, color=FABRIC_COLOURS[LINK_KIND_KEYS[topo.link_kind[link]]])
-            kinds_drawn.add(int(topo.link_kind[link]))
-        # what one lower-tier switch sends up, e.g. "each leaf: 32 x 50 GB/s up"
-        link, a, b = fab_cables[0]
-        lower = a if topo.node_tier[a] < topo.node_tier[b] else b
-        up = [k for k in range(topo.n_links) if topo.link_src[k] == lower
-              and fabric[topo.link_dst[k]] and topo.node_tier[topo.link_dst[k]] >
-              topo.node_tier[lower]]
-        name = "leaf" if topo.node_kind[lower] == NODE_IB_SWITCH else _SHORT[
-            int(topo.node_kind[lower])]
-        colour = FABRIC_COLOURS[LINK_KIND_KEYS[topo.link_kind[link]]]
-        ax.text(0.02, (pos[a][1] + pos[b][1]) / 2, f"each {name}:\n{len(up)} x "
-                f"{_bundle_text(topo, up[0])} up", fontsize=8.5, color=colour, ha="left",
-                va="center", zorder=4, bbox={"fc": "white", "ec": colour, "lw": 0.5, "pad": 1.5})
-    top = max(y for _, y in pos.values())
-    ax.set_xlim(-0.1, total_w + 0.1)
-    ax.set_ylim(bottom - 0.3, top + 0.75)
     return kinds_drawn
+
+
+def _uplink_label(topo: Topology, items: list[tuple[int, list[int]]]) -> str:
+    """``"from each node:\n10 x (2 x 25 GB/s)"``: what one server (or NIC) sends to a group."""
+    inner, links = items[0]
+    text = _bundle_text(topo, links[0])
+    if len(links) > 1:
+        text = f"{len(links)} x ({text})" if " x " in text else f"{len(links)} x {text}"
+    per_box: dict[int, int] = defaultdict(int)
+    for node, _ in items:
+        per_box[int(topo.node_box[node])] += 1
+    who = "node" if set(per_box.values()) == {1} else _SHORT[int(topo.node_kind[inner])]
+    return f"from each {who}:\n{text}"
+
+
+def _draw_fabric_cables(topo: Topology, ax, lay: _Layout, cables) -> set[int]:
+    """Cables between the fabric's switch tiers (thin and faint when dense), and what one
+    lower-tier switch sends up."""
+    idx, src, dst = cables
+    fab_cables = [(link, a, b) for link, a, b in zip(idx.tolist(), src.tolist(), dst.tolist(),
+                                                     strict=True)
+                  if lay.fabric[a] and lay.fabric[b]]
+    if not fab_cables:
+        return set()
+    dense = len(fab_cables) > 48
+    for link, a, b in fab_cables:
+        (xa, ya), (xb, yb) = lay.pos[a], lay.pos[b]
+        ax.plot([xa, xb], [ya, yb], lw=0.3 if dense else 0.8, alpha=0.25 if dense else 0.7,
+                zorder=1, color=FABRIC_COLOURS[LINK_KIND_KEYS[topo.link_kind[link]]])
+    link, a, b = fab_cables[0]
+    lower = a if topo.node_tier[a] < topo.node_tier[b] else b
+    up = [k for k in range(topo.n_links) if topo.link_src[k] == lower
+          and lay.fabric[topo.link_dst[k]] and topo.node_tier[topo.link_dst[k]] >
+          topo.node_tier[lower]]
+    name = "leaf" if topo.node_kind[lower] == NODE_IB_SWITCH else _SHORT[
+        int(topo.node_kind[lower])]
+    colour = FABRIC_COLOURS[LINK_KIND_KEYS[topo.link_kind[link]]]
+    ax.text(0.02, (lay.pos[a][1] + lay.pos[b][1]) / 2, f"each {name}:\n{len(up)} x "
+            f"{_bundle_text(topo, up[0])} up", fontsize=8.5, color=colour, ha="left",
+            va="center", zorder=4, bbox={"fc": "white", "ec": colour, "lw": 0.5, "pad": 1.5})
+    return {int(topo.link_kind[k]) for k, _, _ in fab_cables}
 
 
 def draw_topology(topo: Topology, *, max_boxes: int = 4, title: str | None = None) -> Figure:

@@ -110,7 +110,7 @@ def grad_bytes(n_params: float, grad_dtype: str = "bfloat16") -> float:
 
 
 @dataclass(frozen=True)
-class Timeline:
+class StepTimeline:
     """One step on one GPU: compute phases and the all-reduce of each bucket (seconds).
 
     Attributes
@@ -140,7 +140,7 @@ class Timeline:
 
         Examples
         --------
-        >>> tl = Timeline(1.0, 3.0, np.ones(3), np.array([1.5, 2, 3]),
+        >>> tl = StepTimeline(1.0, 3.0, np.ones(3), np.array([1.5, 2, 3]),
         ...               np.array([1.5, 2, 3]), np.array([2.0, 2.5, 3.5]))
         >>> tl.comm_intervals().tolist()
         [[1.5, 2.5], [3.0, 3.5]]
@@ -154,7 +154,7 @@ class Timeline:
 
 
 def bucket_schedule(forward: float, backward: float, total_bytes: float, bucket_bytes: float,
-                    comm_time) -> Timeline:
+                    comm_time) -> StepTimeline:
     """Place each bucket's all-reduce after the bucket fills and the previous one ends.
 
     Parameters
@@ -185,7 +185,7 @@ def bucket_schedule(forward: float, backward: float, total_bytes: float, bucket_
     c = np.cumsum(dur)
     c_prev = c - dur
     end = c + np.maximum.accumulate(ready - c_prev)
-    return Timeline(forward, forward + backward, sizes, ready, end - dur, end)
+    return StepTimeline(forward, forward + backward, sizes, ready, end - dur, end)
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,7 @@ class StepTime:
     step : float
     allreduce : NCCLEstimate or WireEstimate
         The full-gradient all-reduce (NCCL's choice, or the wire model's stages).
-    timeline : Timeline
+    timeline : StepTimeline
     """
 
     n_params: float
@@ -225,7 +225,7 @@ class StepTime:
     exposed_comm: float
     step: float
     allreduce: CommEstimate
-    timeline: Timeline
+    timeline: StepTimeline
 
     @property
     def efficiency(self) -> float:
@@ -301,12 +301,12 @@ def step_time(
     backward = BACKWARD_FRACTION * compute
     forward = compute - backward
     if n == 1:
-        tl = Timeline(forward, compute, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
+        tl = StepTimeline(forward, compute, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
     elif overlap:
         tl = bucket_schedule(forward, backward, total, bucket,
                              lambda b: allreduce_time(fabric, n, b, model).time)
     else:
-        tl = Timeline(forward, compute, np.array([total]), np.array([compute]),
+        tl = StepTimeline(forward, compute, np.array([total]), np.array([compute]),
                       np.array([compute]), np.array([compute + full.time]))
     step = tl.end
     return StepTime(

@@ -40,9 +40,26 @@ class FabricBuilder:
         self._gpus: list[int] = []
 
     def node(self, kind: int, name: str, *, box: int = -1, tier: int = 0,
-             plane: int = -1) -> int:
-        """Add a node; returns its id."""
-        self._nodes.append((kind, name, box, tier, plane))
+             plane: int = -1, enclosure: int = -1) -> int:
+        """Add a node; returns its id.
+
+        Parameters
+        ----------
+        kind : int
+            ``NODE_GPU``, ``NODE_NVSWITCH``, ``NODE_NIC`` ... (see ``NODE_KIND_NAMES``).
+        name : str
+            Unique within the fabric.
+        box : int
+            The server (node) it belongs to, or -1 for the fabric's own switches.
+        tier : int
+            0 for GPUs, 1 for the first switch tier above them, and so on.
+        plane : int
+            The NVSwitch plane or network rail it serves, or -1.
+        enclosure : int
+            The physical switch box a fabric chip sits in (two chips per 1U NVLink Switch),
+            or -1.
+        """
+        self._nodes.append((kind, name, box, tier, plane, enclosure))
         return len(self._nodes) - 1
 
     def gpu(self, name: str, *, box: int = -1, plane: int = -1) -> int:
@@ -64,7 +81,7 @@ class FabricBuilder:
 
     def build(self, name: str, *, gpu: str = DEFAULT_GPU) -> Topology:
         """Freeze into a :class:`Topology` of ``gpu`` GPUs (which validates everything)."""
-        kind, names, box, tier, plane = zip(*self._nodes, strict=True)
+        kind, names, box, tier, plane, enclosure = zip(*self._nodes, strict=True)
         if self._links:
             src, dst, cap, lat, count, lkind = (np.array(c) for c in zip(*self._links,
                                                                            strict=True))
@@ -75,6 +92,7 @@ class FabricBuilder:
             name=name, node_kind=kind, node_name=names, node_box=box, node_tier=tier,
             node_plane=plane, gpus=self._gpus, link_src=src, link_dst=dst,
             link_capacity=cap, link_latency=lat, link_count=count, link_kind=lkind, gpu=gpu,
+            node_enclosure=enclosure,
         )
 
 

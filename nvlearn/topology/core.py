@@ -157,6 +157,10 @@ class Topology:
     link_factor : array of float64, optional
         Degradation applied to the nominal capacity (1 = healthy, the default); set by
         :func:`~nvlearn.topology.with_link_factor`.
+    node_enclosure : array of int32, optional
+        The physical enclosure a fabric switch chip sits in (the pod's 1U NVLink Switch
+        boxes hold two chips each), numbered within the fabric; -1 (the default) for a node
+        not grouped that way. Drawings group chips by it.
     routing : str, optional
         Routing policy of :meth:`routes`: ``"adaptive"`` (the default; spread over every
         shortest path) or ``"static"`` (hash-based ECMP, one path per flow); set by
@@ -190,6 +194,7 @@ class Topology:
     link_count: np.ndarray
     link_kind: np.ndarray
     link_factor: np.ndarray | None = None
+    node_enclosure: np.ndarray | None = None
     routing: str = "adaptive"
     routing_seed: int = 0
     gpu: str = DEFAULT_GPU
@@ -201,6 +206,25 @@ class Topology:
     _transit: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
+        self._check_nodes()
+        self._check_links()
+        self._check_gpus()
+        put = object.__setattr__
+        routing, seed = check_policy(self.routing, self.routing_seed)
+        put(self, "routing", routing)
+        put(self, "routing_seed", seed)
+        out_indptr, out_link = _csr(self.link_src, len(self.node_kind))
+        in_indptr, in_link = _csr(self.link_dst, len(self.node_kind))
+        put(self, "_out_indptr", out_indptr)
+        put(self, "_out_link", out_link)
+        put(self, "_in_indptr", in_indptr)
+        put(self, "_in_link", in_link)
+        transit = self.node_kind != NODE_GPU
+        transit.flags.writeable = False
+        put(self, "_transit", transit)
+
+    def _check_nodes(self) -> None:
+        """Node arrays as read-only typed arrays of one length, names unique, kinds known."""
         put = object.__setattr__
         n = len(self.node_kind)
         put(self, "name", str(self.name))
@@ -213,14 +237,20 @@ class Topology:
             )
         if len(set(self.node_name)) != n:
             raise ValueError("node names must be unique; rename the duplicated nodes")
+        if self.node_enclosure is None:
+            put(self, "node_enclosure", np.full(n, -1))
         for attr, dtype in (("node_box", np.int32), ("node_tier", np.int8),
-                            ("node_plane", np.int16)):
+                            ("node_plane", np.int16), ("node_enclosure", np.int32)):
             put(self, attr, _readonly(getattr(self, attr), dtype, attr, n))
         known_kinds = np.arange(len(NODE_KIND_NAMES))
         if not np.isin(self.node_kind, known_kinds).all():
             raise ValueError(f"node_kind values must be in 0..{len(NODE_KIND_NAMES) - 1}")
 
-        m = len(self.link_src)
+    def _check_links(self) -> None:
+        """Link arrays typed and of one length; ends are nodes; capacities, latencies, counts
+        and kinds in range."""
+        put = object.__setattr__
+        n, m = len(self.node_kind), len(self.link_src)
         put(self, "link_src", _readonly(self.link_src, np.int32, "link_src"))
         for attr, dtype in (("link_dst", np.int32), ("link_capacity", np.float64),
                             ("link_latency", np.float64), ("link_count", np.int16),
@@ -228,7 +258,6 @@ class Topology:
             put(self, attr, _readonly(getattr(self, attr), dtype, attr, m))
         factor = np.ones(m) if self.link_factor is None else self.link_factor
         put(self, "link_factor", _readonly(factor, np.float64, "link_factor", m))
-
         for attr in ("link_src", "link_dst"):
             ends = getattr(self, attr)
             bad = np.flatnonzero((ends < 0) | (ends >= n))
@@ -241,6 +270,9 @@ class Topology:
         if loops.size:
             raise ValueError(f"link {loops[0]} starts and ends at node {self.link_src[loops[0]]};"
                              " remove self-loops")
+        self._check_link_values()
+
+    def _check_link_values(self) -> None:
         cap, fac = self.link_capacity, self.link_factor
         if not (np.isfinite(fac).all() and (fac >= 0).all()):
             raise ValueError("link_factor must be finite and >= 0 (1 = healthy, 0 = dead)")
@@ -262,16 +294,14 @@ class Topology:
         if not np.isin(self.link_kind, np.arange(len(LINK_KIND_NAMES))).all():
             raise ValueError(f"link_kind values must be in 0..{len(LINK_KIND_NAMES) - 1}")
 
+    def _check_gpus(self) -> None:
+        """The GPU key is in the catalogue; ``gpus`` lists every GPU node once."""
         if not isinstance(self.gpu, str):
             raise ValueError(f"gpu must be a GPU key of the hardware catalogue (a str such as "
                              f"'h100'), got {self.gpu!r}")
         specs.gpu(self.gpu)  # an unknown key raises ValueError listing the valid ones
-
-        routing, seed = check_policy(self.routing, self.routing_seed)
-        put(self, "routing", routing)
-        put(self, "routing_seed", seed)
-
-        put(self, "gpus", _readonly(self.gpus, np.int32, "gpus"))
+        n = len(self.node_kind)
+        object.__setattr__(self, "gpus", _readonly(self.gpus, np.int32, "gpus"))
         gpu_nodes = np.flatnonzero(self.node_kind == NODE_GPU)
         if self.gpus.size == 0:
             raise ValueError("a topology needs at least one GPU; list GPU node ids in `gpus`")
@@ -281,16 +311,6 @@ class Topology:
             raise ValueError("every entry of `gpus` must be the id of a node of kind NODE_GPU")
         if np.unique(self.gpus).size != self.gpus.size or self.gpus.size != gpu_nodes.size:
             raise ValueError("`gpus` must list every GPU node exactly once (rank -> node id)")
-
-        out_indptr, out_link = _csr(self.link_src, n)
-        in_indptr, in_link = _csr(self.link_dst, n)
-        put(self, "_out_indptr", out_indptr)
-        put(self, "_out_link", out_link)
-        put(self, "_in_indptr", in_indptr)
-        put(self, "_in_link", in_link)
-        transit = self.node_kind != NODE_GPU
-        transit.flags.writeable = False
-        put(self, "_transit", transit)
 
     # ------------------------------------------------------------------ sizes
     @property

@@ -290,7 +290,7 @@ def nvlink_pod(nodes: int = 32, gpu: str = "h100") -> Topology:
     for p, n_chips in enumerate(chips):
         for _ in range(n_chips):
             name = f"nvls{chip // per_box}.chip{chip % per_box}"
-            l2 = b.node(NODE_NVSWITCH, name, tier=2, plane=p)
+            l2 = b.node(NODE_NVSWITCH, name, tier=2, plane=p, enclosure=chip // per_box)
             for first in firsts:
                 b.cable(first[p], l2, bw_per_dir=bundle[p] * link_bw, kind=LINK_NVLINK_NETWORK,
                         count=bundle[p], latency_ab=up)
