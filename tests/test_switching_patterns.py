@@ -21,10 +21,10 @@ from nvlearn.switching.patterns import (
     hol_saturation_throughput,
     incast,
     measure,
+    neighbour_shift,
     pair_rate_rows,
     pattern,
     permutation,
-    ring,
     run_traffic,
     shift,
     traffic_matrix,
@@ -57,7 +57,7 @@ def test_pattern_shapes():
     assert np.count_nonzero(a2a) == p * (p - 1) and a2a[0, 1] == pytest.approx(1.0)
     inc = traffic_matrix(incast(p, 1.0, receiver=5))
     assert np.count_nonzero(inc) == p - 1 and inc[:, 5].sum() == p - 1
-    rng_ = traffic_matrix(ring(p, 1.0))
+    rng_ = traffic_matrix(neighbour_shift(p, 1.0))
     assert all(rng_[r, (r + 1) % p] == 1.0 for r in range(p))
     assert traffic_matrix(shift(p, 1.0, 4))[0, 4] == 1.0
     assert permutation(2, 1.0).op_dst.tolist() == [1, 0]  # the only derangement of 2
@@ -138,7 +138,7 @@ def test_incast_is_set_by_the_receiver_whatever_the_routing():
 
 
 def test_flowstats_pooling_and_repr():
-    one = measure(single_switch(3, 1e9), ring(3, 1e9))
+    one = measure(single_switch(3, 1e9), neighbour_shift(3, 1e9))
     two = FlowStats.pooled([one, one])
     assert two.fct.size == 6 and two.runs == 2 and two.p99 == pytest.approx(one.p99)
     assert "ring on" in repr(one) and "p99" in repr(one)

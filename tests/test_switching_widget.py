@@ -24,7 +24,7 @@ def test_static_first_render(explorer):
 def test_controls_drive_the_experiment(explorer):
     explorer.set(fabric="ib_cluster", pattern="incast", policy="static", taper=4.0)
     st = explorer.stats
-    assert (st.pattern, st.policy) == ("incast", "static") and "IB cluster" in st.fabric
+    assert (st.pattern, st.policy) == ("incast", "static") and "InfiniBand cluster" in st.fabric
     ref = experiment("ib_cluster", "incast", "static", nodes=2, taper=4.0, n_bytes=1e7)
     assert st.p99 == pytest.approx(ref.p99)
     assert explorer.text == traffic_summary(ref, 4.0)

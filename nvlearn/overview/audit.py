@@ -24,6 +24,9 @@ from nvlearn.serdes.chain import nvlink_chain
 from nvlearn.serdes.pam import bits_per_symbol
 from nvlearn.units import bits_to_bytes, format_rate, format_time
 
+__all__ = ["ARTICLE_LANE_RATE_BITS", "VERDICTS", "Claim", "article_claims", "claims_table",
+           "verdict_counts"]
+
 VERDICTS = ("right", "right with caveat", "wrong", "unsupported")
 #: The article's per-lane figure ("112Gbps per lane"), bits/s: the quantity the audit tests,
 #: and the top line rate of the SerDes class named after it.
@@ -60,7 +63,7 @@ def _pod_numbers() -> dict:
 
 
 def article_claims() -> list[Claim]:
-    """The article's quantitative claims, each recomputed and judged.
+    """The article's quantitative claims, each recomputed and judged, in the article's order.
 
     Examples
     --------
@@ -68,23 +71,16 @@ def article_claims() -> list[Claim]:
     >>> next(c for c in claims if "non-blocking" in c.quote).verdict
     'wrong'
     """
-    n = _pod_numbers()
-    nv4, nv5, dgx, pod, box = n["nv4"], specs.nvlink(5), n["dgx"], n["pod"], n["box"]
-    pcie5 = specs.pcie(5)
-    sw3 = specs.nvswitch(3)
-    h100 = specs.gpu("h100")
-    nvl72 = specs.system("gb200_nvl72")
-    gh200 = specs.system(pod.shipped_as)
-    ndr = specs.infiniband("ndr")
-    eth400 = specs.ethernet("400gbe")
+    return [*_bandwidth_claims(), *_switch_claims(), *_pod_claims(), *_scale_claims(),
+            *_next_generation_claims()]
+
+
+def _bandwidth_claims() -> list[Claim]:
+    """NVLink 4 per GPU against PCIe, and the SerDes lane under it."""
+    nv4, pcie5 = specs.nvlink(4), specs.pcie(5)
     lane = nvlink_chain(4)
     class_top = bits_to_bytes(ARTICLE_LANE_RATE_BITS)
     lane_bits = bits_per_symbol(lane.modulation)
-    chip_payload_per_dir = sw3.ports * box.port_bw_per_dir
-    p_node, p_pod = dgx.gpus, pod.gpus
-    hop = float(specs.latency("nvlink_hop"))
-    max_nodes = pod.l2_switches * box.ports // dgx.external_nvlink_ports
-
     return [
         Claim(
             "NVLink 4.0 ... provides a massive 900 GB/s of bidirectional bandwidth per GPU",
@@ -123,6 +119,17 @@ def article_claims() -> list[Claim]:
             "the wire and carries less still as payload; 112 Gb/s is the 112G class's top line "
             "rate, used by other standards' links.",
         ),
+    ]
+
+
+def _switch_claims() -> list[Claim]:
+    """The third-generation NVSwitch and the 1U NVLink Switch; in-switch reduction."""
+    n = _pod_numbers()
+    dgx, pod, box = n["dgx"], n["pod"], n["box"]
+    sw3 = specs.nvswitch(3)
+    chip_payload_per_dir = sw3.ports * box.port_bw_per_dir
+    p_node, p_pod = dgx.gpus, pod.gpus
+    return [
         Claim(
             "a dedicated 12.8 Tb/s switching silicon",
             f"{sw3.ports} ports x {_gbs(box.port_bw_per_dir)} = "
@@ -169,6 +176,16 @@ def article_claims() -> list[Claim]:
             "Even a 2x faster all-reduce speeds up a whole run far less, since compute is "
             "unchanged; no source gives a ~4x end-to-end gain.",
         ),
+    ]
+
+
+def _pod_claims() -> list[Claim]:
+    """The 256-GPU pod: what it is called, its taper, whether it shipped, its reads."""
+    n = _pod_numbers()
+    nv4, dgx, pod = n["nv4"], n["dgx"], n["pod"]
+    nvl72 = specs.system("gb200_nvl72")
+    gh200 = specs.system(pod.shipped_as)
+    return [
         Claim(
             "the NVLink Network (NVL72 or NVL256)",
             f"GB200 NVL72: {nvl72.gpus} Blackwell GPUs, NVLink 5; the {pod.gpus}-GPU NVLink 4 "
@@ -206,6 +223,19 @@ def article_claims() -> list[Claim]:
             "900 GB/s adds both directions; a read moves data one way, and the taper halves "
             "it again between nodes under load.",
         ),
+    ]
+
+
+def _scale_claims() -> list[Claim]:
+    """Compute, latency, power and the network a pod is compared with; why 256."""
+    n = _pod_numbers()
+    nv4, dgx, pod, box = n["nv4"], n["dgx"], n["pod"], n["box"]
+    h100 = specs.gpu("h100")
+    ndr = specs.infiniband("ndr")
+    eth400 = specs.ethernet("400gbe")
+    hop = float(specs.latency("nvlink_hop"))
+    max_nodes = pod.l2_switches * box.ports // dgx.external_nvlink_ports
+    return [
         Claim(
             "Building a chip that does 1000 TFLOPS is hard.",
             f"H100 SXM dense bf16: {h100.bf16_dense_flops / 1e12:.0f} TFLOP/s",
@@ -245,6 +275,14 @@ def article_claims() -> list[Claim]:
             "The count follows from port arithmetic of a two-level tree; no source cites "
             "reach or address space as the limit.",
         ),
+    ]
+
+
+def _next_generation_claims() -> list[Claim]:
+    """NVLink 5 and the largest NVLink 5 domain."""
+    nv5 = specs.nvlink(5)
+    nvl72 = specs.system("gb200_nvl72")
+    return [
         Claim(
             "NVLink 5.0, promising a staggering 1.8 TB/s of bidirectional bandwidth",
             f"{nv5.links_per_gpu} links x {_gbs(nv5.link_bw_per_dir)} x 2 = "

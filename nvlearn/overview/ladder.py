@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from nvlearn import specs
 from nvlearn.units import DIRECTIONS
 
+__all__ = ["FAMILIES", "Rung", "bandwidth_ladder"]
+
 FAMILIES = ("pcie", "nvlink", "infiniband", "ethernet")
 
 

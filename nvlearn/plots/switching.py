@@ -72,9 +72,9 @@ def fct_cdf_figure(stats: Sequence, patterns: Sequence[str] | None = None):
 
     Examples
     --------
-    >>> from nvlearn.switching.patterns import measure, ring
+    >>> from nvlearn.switching.patterns import measure, neighbour_shift
     >>> from nvlearn.topology import single_switch
-    >>> st = measure(single_switch(4, 1e11), ring(4, 1e9))
+    >>> st = measure(single_switch(4, 1e11), neighbour_shift(4, 1e9))
     >>> len(fct_cdf_figure([st]).axes)
     1
     """
@@ -278,9 +278,10 @@ def traffic_explorer_figure(stats):
 
     Examples
     --------
-    >>> from nvlearn.switching.patterns import measure, ring
+    >>> from nvlearn.switching.patterns import measure, neighbour_shift
     >>> from nvlearn.topology import single_switch
-    >>> len(traffic_explorer_figure(measure(single_switch(4, 1e11), ring(4, 1e9))).axes)
+    >>> st = measure(single_switch(4, 1e11), neighbour_shift(4, 1e9))
+    >>> len(traffic_explorer_figure(st).axes)
     2
     """
     fig, (left, right) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=6.4,

@@ -36,6 +36,8 @@ from numpy.typing import ArrayLike
 from nvlearn import specs
 from nvlearn.topology import dgx_h100, ib_cluster, injection_bw_per_dir, nvlink_pod
 
+__all__ = ["AccessPath", "access_paths", "crossover_bytes", "latency_table"]
+
 
 @dataclass(frozen=True)
 class AccessPath:

@@ -40,18 +40,26 @@ from nvlearn import specs
 from nvlearn._jit import njit
 from nvlearn.collectives.direct import direct_alltoall
 from nvlearn.schedule import Schedule
+from nvlearn.topology import FABRICS as FABRICS_REGISTRY
 from nvlearn.topology import (
     LINK_NVLINK_NETWORK,
     Topology,
+    fabric,
     ib_cluster,
-    nvlink_pod,
     with_link_factor,
     with_routing,
 )
 
-#: Pattern names understood by :func:`pattern` and :func:`run_traffic`.
+__all__ = ["DEFAULT_FLOW_BYTES", "FABRICS", "PATTERNS", "FlowStats", "all_to_all", "build_fabric",
+           "default_taper", "experiment", "from_matrix", "hol_limit", "hol_saturation_throughput",
+           "incast", "measure", "neighbour_shift", "pair_rate_rows", "pattern", "permutation",
+           "run_traffic", "shift", "traffic_matrix"]
+
+#: Pattern names understood by :func:`pattern` and :func:`run_traffic` ("ring" is the
+#: traffic of one step of a ring collective: :func:`neighbour_shift`).
 PATTERNS = ("permutation", "all-to-all", "incast", "ring")
-#: Fabric kinds understood by :func:`build_fabric`.
+#: The fabrics of :data:`nvlearn.topology.FABRICS` that have a taper to vary, for
+#: :func:`build_fabric`.
 FABRICS = ("nvlink_pod", "ib_cluster")
 #: Bytes each sending rank sends in the notebook's experiments (64 MB: bandwidth-bound, so
 #: the microsecond latencies do not blur the comparison).
@@ -100,7 +108,7 @@ def traffic_matrix(schedule: Schedule) -> np.ndarray:
 
     Examples
     --------
-    >>> traffic_matrix(ring(3, 1e6)).tolist()
+    >>> traffic_matrix(neighbour_shift(3, 1e6)).tolist()
     [[0.0, 1000000.0, 0.0], [0.0, 0.0, 1000000.0], [1000000.0, 0.0, 0.0]]
     """
     p = schedule.n_ranks
@@ -159,6 +167,20 @@ def shift(n_ranks: int, n_bytes: float, offset: int) -> Schedule:
     With ``offset`` a multiple of a server's GPU count every flow leaves its server, and
     with ``offset = n_ranks / 2`` every flow crosses the middle of the fabric.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks, >= 2.
+    n_bytes : float
+        Bytes each rank sends, > 0.
+    offset : int
+        Rank distance to the receiver; not a multiple of ``n_ranks``.
+
+    Returns
+    -------
+    Schedule
+        One op per rank, all starting at time 0.
+
     Examples
     --------
     >>> shift(4, 1e6, 2).op_dst.tolist()
@@ -189,6 +211,20 @@ def all_to_all(n_ranks: int, n_bytes: float) -> Schedule:
 def incast(n_ranks: int, n_bytes: float, *, receiver: int = 0) -> Schedule:
     """Every rank but ``receiver`` sends it ``n_bytes`` at once.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks, >= 2.
+    n_bytes : float
+        Bytes each sender sends, > 0.
+    receiver : int
+        The rank everyone sends to.
+
+    Returns
+    -------
+    Schedule
+        ``n_ranks - 1`` ops into one GPU: its link sets the time, whatever the routing.
+
     Examples
     --------
     >>> incast(4, 1e6, receiver=2).op_src.tolist()
@@ -203,12 +239,13 @@ def incast(n_ranks: int, n_bytes: float, *, receiver: int = 0) -> Schedule:
     return from_matrix(m, "incast")
 
 
-def ring(n_ranks: int, n_bytes: float) -> Schedule:
-    """Rank ``r`` sends ``n_bytes`` to rank ``(r + 1) % n_ranks``, all at once.
+def neighbour_shift(n_ranks: int, n_bytes: float) -> Schedule:
+    """Rank ``r`` sends ``n_bytes`` to rank ``(r + 1) % n_ranks``, all at once: the traffic
+    of one step of a ring collective (the pattern named ``"ring"``).
 
     Examples
     --------
-    >>> ring(3, 1e6).op_dst.tolist()
+    >>> neighbour_shift(3, 1e6).op_dst.tolist()
     [1, 2, 0]
     """
     return shift(n_ranks, n_bytes, 1).relabel("ring")
@@ -217,30 +254,43 @@ def ring(n_ranks: int, n_bytes: float) -> Schedule:
 def pattern(name: str, n_ranks: int, n_bytes: float, *, seed: int = 0) -> Schedule:
     """The pattern called ``name`` (one of :data:`PATTERNS`).
 
+    Parameters
+    ----------
+    name : str
+        One of :data:`PATTERNS`.
+    n_ranks : int
+        Ranks, >= 2.
+    n_bytes : float
+        Bytes each sending rank sends in all, > 0.
+    seed : int
+        Seed of the random derangement (``"permutation"`` only).
+
+    Returns
+    -------
+    Schedule
+
     Examples
     --------
     >>> pattern("incast", 4, 1e6).n_ops
     3
     """
-    if name == "permutation":
-        return permutation(n_ranks, n_bytes, seed=seed)
-    if name == "all-to-all":
-        return all_to_all(n_ranks, n_bytes)
-    if name == "incast":
-        return incast(n_ranks, n_bytes)
-    if name == "ring":
-        return ring(n_ranks, n_bytes)
-    raise ValueError(f"unknown traffic pattern {name!r}; choose one of {PATTERNS}")
+    build = {
+        "permutation": lambda: permutation(n_ranks, n_bytes, seed=seed),
+        "all-to-all": lambda: all_to_all(n_ranks, n_bytes),
+        "incast": lambda: incast(n_ranks, n_bytes),
+        "ring": lambda: neighbour_shift(n_ranks, n_bytes),
+    }
+    if name not in build:
+        raise ValueError(f"unknown traffic pattern {name!r}; choose one of {PATTERNS}")
+    return build[name]()
 
 
 # ------------------------------------------------------------------------- fabrics
 def default_taper(kind: str) -> float:
     """The fabric's own taper: 2 for the NVLink pod (catalogue), 1 (non-blocking) for IB."""
-    if kind == "nvlink_pod":
-        return float(specs.system("nvlink_switch_system").taper)
-    if kind == "ib_cluster":
-        return 1.0
-    raise ValueError(f"unknown fabric {kind!r}; choose one of {FABRICS}")
+    if kind not in FABRICS:
+        raise ValueError(f"unknown fabric {kind!r}; choose one of {FABRICS}")
+    return float(specs.system("nvlink_switch_system").taper) if kind == "nvlink_pod" else 1.0
 
 
 @functools.lru_cache(maxsize=32)
@@ -251,7 +301,21 @@ def build_fabric(kind: str, nodes: int = 32, taper: float | None = None) -> Topo
     (pod) or of leaf down ports to up ports (InfiniBand ``oversubscription``). The pod's real
     taper is 2; another value scales its node-to-second-level links by ``2 / taper`` (a
     what-if: taper 1 needs twice the cables the DGX H100 has ports for). The IB cluster is
-    built with ``oversubscription=taper`` (1 = non-blocking).
+    built with ``oversubscription=taper`` (1 = non-blocking). At its own taper a fabric is
+    the registry's (:func:`nvlearn.topology.fabric`), built once per process.
+
+    Parameters
+    ----------
+    kind : {"nvlink_pod", "ib_cluster"}
+        A key of :data:`nvlearn.topology.FABRICS` that has a taper (:data:`FABRICS`).
+    nodes : int
+        DGX H100 servers (8 GPUs each).
+    taper : float, optional
+        >= 1; default: the fabric's own (:func:`default_taper`).
+
+    Returns
+    -------
+    Topology
 
     Examples
     --------
@@ -261,13 +325,13 @@ def build_fabric(kind: str, nodes: int = 32, taper: float | None = None) -> Topo
     t = default_taper(kind) if taper is None else float(taper)
     if not (math.isfinite(t) and t >= 1):
         raise ValueError(f"taper must be >= 1 (1 = non-blocking), got {taper!r}")
+    if t == default_taper(kind):
+        return fabric(kind, nodes)
     if kind == "ib_cluster":
         return ib_cluster(nodes, oversubscription=t)
-    topo = nvlink_pod(nodes)
-    if t != default_taper(kind):
-        uplinks = topo.link_kind == LINK_NVLINK_NETWORK
-        topo = with_link_factor(topo, uplinks, default_taper(kind) / t)
-    return topo
+    topo = fabric(kind, nodes)
+    uplinks = topo.link_kind == LINK_NVLINK_NETWORK
+    return with_link_factor(topo, uplinks, default_taper(kind) / t)
 
 
 # ------------------------------------------------------------------------- experiments
@@ -353,10 +417,25 @@ def measure(topology: Topology, schedule: Schedule, *, fabric: str | None = None
     patterns are raw flows, a question of routing and link sharing, not of a library's
     software; NCCL's per-step latencies and rates would add the same costs to every policy.
 
+    Parameters
+    ----------
+    topology : Topology
+        The fabric, with the routing policy to measure (:func:`~nvlearn.topology.with_routing`).
+    schedule : Schedule
+        A traffic pattern (flows with no dependencies).
+    fabric, policy : str, optional
+        Labels for the result (default: the topology's name and policy).
+
+    Returns
+    -------
+    FlowStats
+        Every flow's completion time (seconds) and size (bytes), the makespan and the five
+        hottest links with their utilisation.
+
     Examples
     --------
     >>> from nvlearn.topology import single_switch
-    >>> st = measure(single_switch(4, bw_per_dir=100e9), ring(4, 1e9))
+    >>> st = measure(single_switch(4, bw_per_dir=100e9), neighbour_shift(4, 1e9))
     >>> round(st.p99 * 1e3, 3)                # 1 GB at 100 GB/s
     10.0
     """
@@ -411,7 +490,7 @@ def run_traffic(kind: str, pattern_name: str, policy: str = "adaptive", *, nodes
     if policy != "adaptive":
         topo = with_routing(topo, policy, hash_seed)
     schedule = pattern(pattern_name, topo.n_gpus, n_bytes, seed=seed)
-    label = f"{'NVLink pod' if kind == 'nvlink_pod' else 'IB cluster'} ({topo.n_gpus} GPUs)"
+    label = f"{FABRICS_REGISTRY[kind].label} ({topo.n_gpus} GPUs)"
     return measure(topo, schedule, fabric=label, policy=policy)
 
 
@@ -419,6 +498,20 @@ def experiment(kind: str, pattern_name: str, policy: str, *, runs: int = 1, node
                taper: float | None = None, n_bytes: float = DEFAULT_FLOW_BYTES) -> FlowStats:
     """:func:`run_traffic` repeated ``runs`` times (permutation seed and hash seed = run
     index) and pooled: a distribution over random permutations and hash functions.
+
+    Parameters
+    ----------
+    kind, pattern_name, policy
+        As for :func:`run_traffic`.
+    runs : int
+        Repetitions, >= 1.
+    nodes, taper, n_bytes
+        As for :func:`run_traffic` (servers, taper, bytes per sending rank).
+
+    Returns
+    -------
+    FlowStats
+        All runs' flows pooled (``runs`` says how many).
 
     Examples
     --------

@@ -36,6 +36,9 @@ from nvlearn.topology import (
     path_diversity,
 )
 
+__all__ = ["FabricPlan", "PodPlan", "fabric_metrics", "fat_tree_plan", "growth_table", "max_gpus",
+           "nvl72_plan", "nvlink_pod_plan"]
+
 
 def _whole(value: object, what: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
@@ -264,6 +267,28 @@ def max_gpus(tiers: int, radix: int, taper: float = 1.0) -> int:
     reaches at most ``radix`` leaves of ``down`` GPUs each. Three: ``radix`` pods of
     ``radix / 2`` leaves.
 
+    Parameters
+    ----------
+    tiers : {1, 2, 3}
+        Switch tiers of one plane.
+    radix : int
+        Ports per switch chip, >= 2.
+    taper : float
+        Leaf down ports per up port, >= 1 (1 = non-blocking): a leaf gives ``down`` of its
+        ports to GPUs and the rest to the tier above.
+
+    Returns
+    -------
+    int
+        GPUs (each with one link into this plane).
+
+    References
+    ----------
+    C. E. Leiserson, "Fat-trees: universal networks for hardware-efficient
+    supercomputing", IEEE Trans. Computers C-34(10), 1985; M. Al-Fares, A. Loukissas,
+    A. Vahdat, "A scalable, commodity data center network architecture", SIGCOMM 2008
+    (``k^3 / 4`` hosts from ``k``-port switches in three tiers).
+
     Examples
     --------
     >>> max_gpus(1, 72), max_gpus(2, 64), max_gpus(3, 64)
@@ -356,7 +381,23 @@ def growth_table(sizes: tuple[int, ...] = (72, 256, 1024, 4096, 16384), *,
                  taper: float = 1.0) -> list[dict]:
     """What grows with the GPU count: tiers, chips, chips per GPU, hops, cables per GPU.
 
-    Defaults: H100's 18 NVLinks and the 64-port third-generation NVSwitch.
+    Parameters
+    ----------
+    sizes : tuple of int
+        GPU counts, one row each.
+    links_per_gpu : int, optional
+        NVLinks per GPU = planes (default: H100's, from the catalogue).
+    radix : int, optional
+        Ports per switch chip (default: the third-generation NVSwitch's).
+    taper : float
+        Leaf oversubscription, >= 1 (see :func:`max_gpus`).
+
+    Returns
+    -------
+    list of dict
+        Per size: ``gpus``, ``tiers``, ``chips``, ``chips_per_gpu``, ``max_hops`` (links on
+        the longest shortest GPU-to-GPU path, ``2 x tiers``) and ``switch_links_per_gpu``
+        (switch-to-switch links, all planes, per GPU).
 
     Examples
     --------
