@@ -313,6 +313,52 @@ def _toposort(
     return np.asarray(out, dtype=np.int64)
 
 
+def _csr_dependencies(n: int, deps, dep_indptr, dep_op, dep_kind
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The dependencies of ``n`` ops as CSR arrays ``(indptr, op, kind)``, from per-op lists
+    of ``(op, kind)`` pairs (``deps``) or from CSR arrays; every named op must exist."""
+    if deps is not None:
+        if len(deps) != n:
+            raise ValueError(f"deps needs one list per op ({n}), got {len(deps)}")
+        counts = np.fromiter((len(d) for d in deps), dtype=np.int64, count=n)
+        dep_indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=dep_indptr[1:])
+        flat = [x for d in deps for x in d]
+        dep_op = np.array([x[0] for x in flat], dtype=np.int64)
+        dep_kind = np.array([x[1] for x in flat], dtype=np.int8)
+    elif dep_indptr is None or dep_op is None:
+        raise ValueError("give the dependencies, as deps= or as dep_indptr=/dep_op=")
+    dep_indptr = np.asarray(dep_indptr, dtype=np.int64)
+    dep_op = np.asarray(dep_op, dtype=np.int64)
+    dep_kind = (
+        np.zeros(dep_op.size, np.int8) if dep_kind is None else np.asarray(dep_kind, np.int8)
+    )
+    if dep_op.size and (dep_op.min() < 0 or dep_op.max() >= n):
+        raise ValueError("a dependency names an op that does not exist")
+    return dep_indptr, dep_op, dep_kind
+
+
+def _in_dependency_order(arrays: dict[str, np.ndarray], dep_indptr: np.ndarray,
+                         dep_op: np.ndarray, dep_kind: np.ndarray):
+    """The per-op ``arrays`` and the CSR dependencies renumbered so that every op comes after
+    the ops it waits for (unchanged when they already do)."""
+    n = dep_indptr.size - 1
+    owner = np.repeat(np.arange(n), np.diff(dep_indptr))
+    if not np.any(dep_op >= owner):
+        return arrays, dep_indptr, dep_op, dep_kind
+    order = _toposort(n, dep_indptr, dep_op)
+    new_index = np.empty(n, dtype=np.int64)
+    new_index[order] = np.arange(n)
+    arrays = {k: np.asarray(v)[order] for k, v in arrays.items()}
+    counts = np.diff(dep_indptr)[order]
+    starts = dep_indptr[:-1][order]
+    take = np.concatenate([np.arange(a, a + c) for a, c in zip(starts, counts, strict=True)])
+    take = take.astype(np.int64) if take.size else np.zeros(0, np.int64)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return arrays, indptr, new_index[dep_op[take]], dep_kind[take]
+
+
 def make_schedule(
     collective: str,
     algorithm: str,
@@ -350,24 +396,7 @@ def make_schedule(
     """
     op_src = np.asarray(op_src, dtype=np.int64)
     n = op_src.size
-    if deps is not None:
-        if len(deps) != n:
-            raise ValueError(f"deps needs one list per op ({n}), got {len(deps)}")
-        counts = np.fromiter((len(d) for d in deps), dtype=np.int64, count=n)
-        dep_indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=dep_indptr[1:])
-        flat = [x for d in deps for x in d]
-        dep_op = np.array([x[0] for x in flat], dtype=np.int64)
-        dep_kind = np.array([x[1] for x in flat], dtype=np.int8)
-    elif dep_indptr is None or dep_op is None:
-        raise ValueError("give the dependencies, as deps= or as dep_indptr=/dep_op=")
-    dep_indptr = np.asarray(dep_indptr, dtype=np.int64)
-    dep_op = np.asarray(dep_op, dtype=np.int64)
-    dep_kind = (
-        np.zeros(dep_op.size, np.int8) if dep_kind is None else np.asarray(dep_kind, np.int8)
-    )
-    if dep_op.size and (dep_op.min() < 0 or dep_op.max() >= n):
-        raise ValueError("a dependency names an op that does not exist")
+    dep_indptr, dep_op, dep_kind = _csr_dependencies(n, deps, dep_indptr, dep_op, dep_kind)
     chunk_bounds = np.asarray(chunk_bounds, dtype=np.float64)
     op_chunk = np.asarray(op_chunk, dtype=np.int64)
     if op_chunk.size and (op_chunk.min() < 0 or op_chunk.max() >= chunk_bounds.size - 1):
@@ -382,20 +411,8 @@ def make_schedule(
         "op_kind": np.asarray(op_kind),
         "op_delay": op_delay,
     }
-    owner = np.repeat(np.arange(n), np.diff(dep_indptr))
-    if np.any(dep_op >= owner):
-        order = _toposort(n, dep_indptr, dep_op)
-        new_index = np.empty(n, dtype=np.int64)
-        new_index[order] = np.arange(n)
-        arrays = {k: np.asarray(v)[order] for k, v in arrays.items()}
-        counts = np.diff(dep_indptr)[order]
-        starts = dep_indptr[:-1][order]
-        take = np.concatenate([np.arange(a, a + c) for a, c in zip(starts, counts, strict=True)])
-        take = take.astype(np.int64) if take.size else np.zeros(0, np.int64)
-        dep_op = new_index[dep_op[take]]
-        dep_kind = dep_kind[take]
-        dep_indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=dep_indptr[1:])
+    arrays, dep_indptr, dep_op, dep_kind = _in_dependency_order(arrays, dep_indptr, dep_op,
+                                                                dep_kind)
     n_participants = n_ranks + len(participant_role)
     return Schedule(
         collective=collective,

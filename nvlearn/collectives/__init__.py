@@ -314,8 +314,8 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
         Per-rank buffer in bytes.
     algorithm : str
         One of ``ALGORITHMS["allreduce"]``: "ring", "tree", "double_binary_tree",
-        "recursive_doubling", "rabenseifner", "nvls", "hierarchical", "nccl_tree" (NCCL's
-        Tree: chains inside nodes, a double binary tree across them).
+        "nccl_tree" (NCCL's Tree: chains inside nodes, a double binary tree across them),
+        "recursive_doubling", "rabenseifner", "nvls", "hierarchical".
     chunks : int
         Pipeline depth: slots per step (ring), pieces per tree, slots per block
         (Rabenseifner, hierarchical) or per shard (NVLS).

@@ -35,11 +35,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from nvlearn.schedule import Schedule
 from nvlearn.sim import models as sim_models
+from nvlearn.topology import NODE_IB_SWITCH, NODE_NIC, NODE_NVSWITCH, NODE_PCIE_SWITCH
 
 #: The faults :func:`run_fault` knows, in the order the notebook shows them.
 FAULTS = ("none", "slow_gpu", "slow_link", "failed_plane", "lost_rail")
@@ -93,9 +95,7 @@ def node_links(topology, names) -> np.ndarray:
     >>> node_links(dgx_h100(), ["nvswitch0"]).size        # 8 GPUs, both directions
     16
     """
-    nodes = np.array([_node(topology, n) for n in names], dtype=np.int64)
-    ls, ld = np.asarray(topology.link_src), np.asarray(topology.link_dst)
-    return np.flatnonzero(np.isin(ls, nodes) | np.isin(ld, nodes))
+    return _links_at(topology, np.array([_node(topology, n) for n in names], dtype=np.int64))
 
 
 def plane_links(topology, plane: int) -> np.ndarray:
@@ -107,10 +107,10 @@ def plane_links(topology, plane: int) -> np.ndarray:
     >>> plane_links(dgx_h100(), 1).size, plane_links(ib_cluster(2), 1).size
     (16, 32)
     """
-    names = [n for n in topology.node_name if n.split(".")[-1] == f"nvswitch{int(plane)}"]
-    if not names:
+    nodes = _switches(topology, NODE_NVSWITCH, plane)
+    if not nodes.size:
         raise ValueError(f"{topology.name!r} has no NVSwitch plane {plane}")
-    return node_links(topology, names)
+    return _links_at(topology, nodes)
 
 
 def rail_links(topology, rail: int) -> np.ndarray:
@@ -122,11 +122,46 @@ def rail_links(topology, rail: int) -> np.ndarray:
     >>> rail_links(ib_cluster(2), 7).size     # 2 NICs and 2 spine uplinks, both directions
     8
     """
-    names = [n for n in topology.node_name if n.startswith(f"leaf.r{int(rail)}.")]
-    if not names:
-        raise ValueError(f"{topology.name!r} has no rail {rail} (leaf switches 'leaf.r<k>.*'; "
-                         "rails exist on ib_cluster)")
-    return node_links(topology, names)
+    nodes = _switches(topology, NODE_IB_SWITCH, rail)
+    if not nodes.size:
+        raise ValueError(f"{topology.name!r} has no rail {rail} (a rail is the leaf switches "
+                         "of one NIC index; rails exist on ib_cluster)")
+    return _links_at(topology, nodes)
+
+
+def _switches(topology, kind: int, plane: int) -> np.ndarray:
+    """First-tier switches of ``kind`` that serve ``plane`` (NVSwitch plane or IB rail)."""
+    return np.flatnonzero((np.asarray(topology.node_kind) == kind)
+                          & (np.asarray(topology.node_tier) == 1)
+                          & (np.asarray(topology.node_plane) == int(plane)))
+
+
+def _links_at(topology, nodes: np.ndarray) -> np.ndarray:
+    """Every directed link into or out of any of ``nodes`` (node ids)."""
+    ls, ld = np.asarray(topology.link_src), np.asarray(topology.link_dst)
+    return np.flatnonzero(np.isin(ls, nodes) | np.isin(ld, nodes))
+
+
+def _n_rails(topology) -> int:
+    """InfiniBand rails: the distinct planes of the leaf switches (0 without a network)."""
+    leaves = (np.asarray(topology.node_kind) == NODE_IB_SWITCH) & (
+        np.asarray(topology.node_tier) == 1)
+    return len(set(np.asarray(topology.node_plane)[leaves].tolist()) - {-1})
+
+
+def _nic_uplink(topology, gpu: int) -> np.ndarray:
+    """The directed link from GPU ``gpu``'s NIC to its leaf switch: GPU -> PCIe switch ->
+    NIC -> leaf, followed along the links."""
+    src, dst = np.asarray(topology.link_src), np.asarray(topology.link_dst)
+    kind = np.asarray(topology.node_kind)
+    here = int(topology.gpus[gpu])
+    for step in (NODE_PCIE_SWITCH, NODE_NIC, NODE_IB_SWITCH):
+        out = np.flatnonzero((src == here) & (kind[dst] == step))
+        if not out.size:
+            raise ValueError(f"GPU {gpu} of {topology.name!r} has no path GPU -> PCIe switch "
+                             "-> NIC -> leaf (an ib_cluster has one)")
+        here = int(dst[out[0]])
+    return out[:1]
 
 
 def with_rank_delay(schedule: Schedule, rank: int, seconds: float) -> Schedule:
@@ -298,10 +333,23 @@ def run_fault(topology, algorithm: str, n_bytes: float, fault: str = "none", *,
     >>> round(r.slowdown, 2)                  # 18 links -> 14: 18/14
     1.29
     """
-    from nvlearn.collectives import nvswitch_planes
     from nvlearn.sim import simulate
-    from nvlearn.topology import with_link_factor
 
+    multi = _check_fault(topology, algorithm, fault, routing, factor, gpu)
+    c = default_chunks(topology, algorithm, n_bytes, model) if chunks is None else int(chunks)
+    healthy_s = _build(topology, algorithm, n_bytes, c)
+    healthy = simulate(topology, healthy_s, model=model)
+    case = _Case(topology, algorithm, n_bytes, c, healthy_s, multi)
+    plan = _PLANNERS[fault](case, gpu=gpu, plane=plane, rail=rail, factor=factor, delay=delay,
+                            routing=routing)
+    result = None if plan.schedule is None else simulate(
+        plan.topology, plan.schedule, model=model, link_factor=plan.link_factor)
+    return FaultRun(fault, algorithm, routing, result, healthy, plan.links, plan.note)
+
+
+def _check_fault(topology, algorithm: str, fault: str, routing: str, factor: float,
+                 gpu: int) -> bool:
+    """Refuse bad arguments; returns whether ``topology`` is a multi-node IB cluster."""
     if fault not in FAULTS:
         raise ValueError(f"unknown fault {fault!r}; expected one of {FAULTS}")
     if algorithm not in ALGORITHMS:
@@ -310,7 +358,7 @@ def run_fault(topology, algorithm: str, n_bytes: float, fault: str = "none", *,
         raise ValueError(f"routing must be one of {ROUTINGS}, got {routing!r}")
     if not (np.isfinite(factor) and 0 < factor <= 1):
         raise ValueError(f"factor must be in (0, 1] (1 = healthy, 0.5 = half rate), got {factor}")
-    multi = any(n.startswith("leaf.") for n in topology.node_name)
+    multi = _n_rails(topology) > 0
     if algorithm == "nvls" and multi:
         raise ValueError("NVLS reduces inside one NVSwitch domain; on a cluster use "
                          "'hierarchical'")
@@ -318,56 +366,95 @@ def run_fault(topology, algorithm: str, n_bytes: float, fault: str = "none", *,
         raise ValueError("the hierarchical all-reduce needs several nodes (ib_cluster)")
     if not 0 <= gpu < topology.n_gpus:
         raise ValueError(f"gpu must be 0..{topology.n_gpus - 1}, got {gpu}")
-    c = default_chunks(topology, algorithm, n_bytes, model) if chunks is None else int(chunks)
-    healthy_s = _build(topology, algorithm, n_bytes, c)
-    healthy = simulate(topology, healthy_s, model=model)
-    links = np.zeros(0, dtype=np.int64)
-    schedule, topo, link_factor = healthy_s, topology, None
-    if fault == "none":
-        note = "healthy fabric"
-    elif fault == "slow_gpu":
-        schedule = with_rank_delay(healthy_s, gpu, delay)
-        note = f"GPU {gpu} starts {delay * 1e6:.0f} us late"
-    elif fault == "slow_link":
-        if multi:
-            a = topology.node_name[int(topology.gpus[gpu])].split(".")[0]
-            links = link_ids(topology, f"{a}.nic{gpu % 8}", f"leaf.r{gpu % 8}.0")
-        else:
-            links = link_ids(topology, topology.node_name[int(topology.gpus[gpu])],
-                             f"nvswitch{plane}")
-        if routing == "static":
-            link_factor = {int(k): factor for k in links}
-        else:
-            topo = with_link_factor(topology, links, factor)
-        note = (f"{topology.node_name[int(topology.link_src[links[0]])]} -> "
-                f"{topology.node_name[int(topology.link_dst[links[0]])]} at {factor:.0%} of "
-                f"its rate, {routing} routing")
-    elif fault == "failed_plane":
-        links = plane_links(topology, plane)
-        topo = with_link_factor(topology, links, 0.0)
-        if algorithm == "nvls":
-            live = tuple((n, w) for n, w in nvswitch_planes(topology, range(topology.n_gpus))
-                         if n != f"nvswitch{plane}")
-            total = sum(w for _, w in live)
-            schedule = _build(topology, "nvls", n_bytes, c,
-                              planes=tuple((n, w / total) for n, w in live))
-        else:
-            schedule = _build(topo, algorithm, n_bytes, c)
-        note = f"NVSwitch plane {plane} failed: routes and NVLS use the other planes"
-    else:  # lost_rail
-        if not multi:
-            raise ValueError("a lost rail needs an InfiniBand cluster (ib_cluster)")
-        n_rails = sum(1 for n in topology.node_name if n.startswith("leaf.r")
-                      and n.endswith(".0"))
-        rail = n_rails - 1 if rail is None else int(rail)
-        links = rail_links(topology, rail)
-        topo = with_link_factor(topology, links, 0.0)
-        if algorithm in _CHANNELLED and rail == n_rails - 1:
-            schedule = _build(topology, algorithm, n_bytes, c, channels=n_rails - 1)
-            note = f"rail {rail} lost; communicator rebuilt with {n_rails - 1} channels"
-        else:
-            return FaultRun(fault, algorithm, routing, None, healthy, links,
-                            f"rail {rail} lost: {algorithm} as built needs it and cannot "
-                            "finish (NCCL reports an error; the job restarts without it)")
-    result = simulate(topo, schedule, model=model, link_factor=link_factor)
-    return FaultRun(fault, algorithm, routing, result, healthy, links, note)
+    return multi
+
+
+class _Case(NamedTuple):
+    """What every fault planner starts from: the healthy all-reduce on the healthy fabric."""
+
+    topology: object
+    algorithm: str
+    n_bytes: float
+    chunks: int
+    schedule: Schedule
+    multi: bool
+
+
+class _Plan(NamedTuple):
+    """What to simulate for one fault (``schedule`` None: the collective cannot finish)."""
+
+    topology: object
+    schedule: Schedule | None
+    link_factor: dict | None
+    links: np.ndarray
+    note: str
+
+
+def _no_fault(case: _Case, **_) -> _Plan:
+    return _Plan(case.topology, case.schedule, None, np.zeros(0, np.int64), "healthy fabric")
+
+
+def _slow_gpu(case: _Case, *, gpu: int, delay: float, **_) -> _Plan:
+    return _Plan(case.topology, with_rank_delay(case.schedule, gpu, delay), None,
+                 np.zeros(0, np.int64), f"GPU {gpu} starts {delay * 1e6:.0f} us late")
+
+
+def _slow_link(case: _Case, *, gpu: int, plane: int, factor: float, routing: str,
+               **_) -> _Plan:
+    from nvlearn.topology import with_link_factor
+
+    topo = case.topology
+    if case.multi:
+        links = _nic_uplink(topo, gpu)
+    else:
+        links = link_ids(topo, topo.node_name[int(topo.gpus[gpu])],
+                         topo.node_name[int(_switches(topo, NODE_NVSWITCH, plane)[0])])
+    note = (f"{topo.node_name[int(topo.link_src[links[0]])]} -> "
+            f"{topo.node_name[int(topo.link_dst[links[0]])]} at {factor:.0%} of "
+            f"its rate, {routing} routing")
+    if routing == "static":
+        return _Plan(topo, case.schedule, {int(k): factor for k in links}, links, note)
+    return _Plan(with_link_factor(topo, links, factor), case.schedule, None, links, note)
+
+
+def _failed_plane(case: _Case, *, plane: int, **_) -> _Plan:
+    from nvlearn.collectives import nvswitch_planes
+    from nvlearn.topology import with_link_factor
+
+    topology = case.topology
+    links = plane_links(topology, plane)
+    topo = with_link_factor(topology, links, 0.0)
+    if case.algorithm == "nvls":
+        live = tuple((n, w) for n, w in nvswitch_planes(topology, range(topology.n_gpus))
+                     if n != f"nvswitch{plane}")
+        total = sum(w for _, w in live)
+        schedule = _build(topology, "nvls", case.n_bytes, case.chunks,
+                          planes=tuple((n, w / total) for n, w in live))
+    else:
+        schedule = _build(topo, case.algorithm, case.n_bytes, case.chunks)
+    return _Plan(topo, schedule, None, links,
+                 f"NVSwitch plane {plane} failed: routes and NVLS use the other planes")
+
+
+def _lost_rail(case: _Case, *, rail: int | None, **_) -> _Plan:
+    from nvlearn.topology import with_link_factor
+
+    if not case.multi:
+        raise ValueError("a lost rail needs an InfiniBand cluster (ib_cluster)")
+    n_rails = _n_rails(case.topology)
+    rail = n_rails - 1 if rail is None else int(rail)
+    links = rail_links(case.topology, rail)
+    topo = with_link_factor(case.topology, links, 0.0)
+    if case.algorithm in _CHANNELLED and rail == n_rails - 1:
+        schedule = _build(case.topology, case.algorithm, case.n_bytes, case.chunks,
+                          channels=n_rails - 1)
+        return _Plan(topo, schedule, None, links,
+                     f"rail {rail} lost; communicator rebuilt with {n_rails - 1} channels")
+    return _Plan(topo, None, None, links,
+                 f"rail {rail} lost: {case.algorithm} as built needs it and cannot finish "
+                 "(NCCL reports an error; the job restarts without it)")
+
+
+#: One planner per fault of :data:`FAULTS`.
+_PLANNERS = {"none": _no_fault, "slow_gpu": _slow_gpu, "slow_link": _slow_link,
+             "failed_plane": _failed_plane, "lost_rail": _lost_rail}

@@ -263,32 +263,53 @@ def fabric_from_topology(topology, n_ranks: int | None = None, *,
         raise ValueError(f"n_ranks must be an integer from 2 to the {n_gpus} GPUs of "
                          f"{topology.name!r}, got {n_ranks!r}")
     p = int(p)
+    lines: list[str] = []
+    intra, bw_intra, nvswitch = _intra_view(topology, m, SM[arch], lines)
+    ranks_per_node, inter, bw_inter = _inter_view(topology, p, ranks_per_node,
+                                                  m.nvlink_bw(SM[arch]), lines)
+    lines.append(f"architecture = {arch} ({g.name}); nvlsEfficiency = "
+                 f"{m.nvls_efficiency(arch):g} ({m.where('nvls_efficiencies', arch)})"
+                 if m.nvls_efficiency(arch) > 0 else
+                 f"architecture = {arch} ({g.name}); no NVLS")
+    return Fabric(topology.name, p, int(ranks_per_node), arch, intra, inter, float(bw_intra),
+                  float(bw_inter), nvswitch, cpu, tuple(lines))
+
+
+def _intra_view(topology, m: specs.NCCLModel, sm: int, lines: list[str]
+                ) -> tuple[str, float, bool]:
+    """GPU 0's link inside its node as NCCL sees it: ``(link type, bytes/s per direction,
+    whether it reaches an NVSwitch)``; NVLinks count at NCCL's per-link rate for SM ``sm``.
+    The derivation is appended to ``lines``."""
     src, dst = np.asarray(topology.link_src), np.asarray(topology.link_dst)
-    kind, cap = np.asarray(topology.link_kind), np.asarray(topology.link_capacity)
-    box = np.asarray(topology.node_box)
-    gpu0 = int(topology.gpus[0])
-    out = np.flatnonzero(src == gpu0)
+    kind = np.asarray(topology.link_kind)
+    out = np.flatnonzero(src == int(topology.gpus[0]))
     nvl = out[kind[out] == LINK_NVLINK]
-    lines = []
-    sm = SM[arch]
+    nvswitch = bool(np.any(np.asarray(topology.node_kind)[dst[nvl]] == NODE_NVSWITCH))
     if nvl.size:
         n_links = _physical_nvlinks(topology, nvl)
         per_link = m.nvlink_bw(sm)
         bw_intra = n_links * per_link
-        intra = "nvlink"
         lines.append(f"bw_intra = {n_links} NVLinks per GPU (topology) x {per_link / 1e9:g} GB/s "
                      f"= {bw_intra / 1e9:.1f} GB/s per direction — NCCL's achievable per-link "
                      f"rate, {m.provenance[f'nvlink_bw_sm{sm}'].where}")
-    else:
-        pci = out[kind[out] == LINK_PCIE]
-        if not pci.size:
-            raise ValueError(f"GPU 0 of {topology.name!r} has neither NVLink nor PCIe links")
-        bw_intra = float(cap[pci].sum())
-        intra = "pci"
-        lines.append(f"bw_intra = the GPU's PCIe link, {bw_intra / 1e9:.1f} GB/s per direction "
-                     "(topology capacity)")
-    nvswitch = bool(np.any(np.asarray(topology.node_kind)[dst[nvl]] == NODE_NVSWITCH))
+        return "nvlink", bw_intra, nvswitch
+    pci = out[kind[out] == LINK_PCIE]
+    if not pci.size:
+        raise ValueError(f"GPU 0 of {topology.name!r} has neither NVLink nor PCIe links")
+    bw_intra = float(np.asarray(topology.link_capacity)[pci].sum())
+    lines.append(f"bw_intra = the GPU's PCIe link, {bw_intra / 1e9:.1f} GB/s per direction "
+                 "(topology capacity)")
+    return "pci", bw_intra, nvswitch
 
+
+def _inter_view(topology, p: int, ranks_per_node: int | None, nvlink_bw: float,
+                lines: list[str]) -> tuple[int, str | None, float]:
+    """NCCL's nodes and the link between them: ``(ranks per node, link type or None, bytes/s
+    per node per direction)``. Boxes joined by NVLink network form one NCCL node (MNNVL);
+    ``nvlink_bw`` is NCCL's per-link NVLink rate. The derivation is appended to ``lines``."""
+    src, dst = np.asarray(topology.link_src), np.asarray(topology.link_dst)
+    kind, cap = np.asarray(topology.link_kind), np.asarray(topology.link_capacity)
+    box = np.asarray(topology.node_box)
     gpu_box = box[np.asarray(topology.gpus)[:p]]
     b0 = int(gpu_box[0])
     per_box = int(np.sum(gpu_box == b0))
@@ -300,31 +321,24 @@ def fabric_from_topology(topology, n_ranks: int | None = None, *,
         why = ("one NVLink domain = one NCCL node (MNNVL)" if nvlink_domain and per_box < p
                else "GPUs per box")
         lines.append(f"ranks_per_node = {ranks_per_node} ({why})")
-    inter, bw_inter = None, 0.0
-    if ranks_per_node < p:
-        if not leave.size:
-            raise ValueError(f"{topology.name!r} has no links out of a box; use "
-                             f"ranks_per_node >= n_ranks ({p})")
-        if nvlink_domain:
-            inter = "nvlink"
-            n_links = _physical_nvlinks(topology, leave)
-            bw_inter = n_links * m.nvlink_bw(sm) * ranks_per_node / per_box
-            lines.append(f"bw_inter = {n_links} NVLink-network links out of a box x "
-                         f"{m.nvlink_bw(sm) / 1e9:g} GB/s x {ranks_per_node}/{per_box} GPUs = "
-                         f"{bw_inter / 1e9:.1f} GB/s per node per direction")
-        else:
-            inter = "net"
-            net = leave[np.isin(kind[leave], (LINK_IB, LINK_ETH))]
-            bw_inter = float(cap[net].sum()) * ranks_per_node / per_box
-            lines.append(f"bw_inter = {net.size} network links out of a box, "
-                         f"{float(cap[net].sum()) / 1e9:.0f} GB/s x {ranks_per_node}/{per_box} "
-                         f"GPUs = {bw_inter / 1e9:.1f} GB/s per node per direction (topology)")
-    lines.append(f"architecture = {arch} ({g.name}); nvlsEfficiency = "
-                 f"{m.nvls_efficiency(arch):g} ({m.where('nvls_efficiencies', arch)})"
-                 if m.nvls_efficiency(arch) > 0 else
-                 f"architecture = {arch} ({g.name}); no NVLS")
-    return Fabric(topology.name, p, int(ranks_per_node), arch, intra, inter, float(bw_intra),
-                  float(bw_inter), nvswitch, cpu, tuple(lines))
+    if ranks_per_node >= p:
+        return ranks_per_node, None, 0.0
+    if not leave.size:
+        raise ValueError(f"{topology.name!r} has no links out of a box; use "
+                         f"ranks_per_node >= n_ranks ({p})")
+    if nvlink_domain:
+        n_links = _physical_nvlinks(topology, leave)
+        bw_inter = n_links * nvlink_bw * ranks_per_node / per_box
+        lines.append(f"bw_inter = {n_links} NVLink-network links out of a box x "
+                     f"{nvlink_bw / 1e9:g} GB/s x {ranks_per_node}/{per_box} GPUs = "
+                     f"{bw_inter / 1e9:.1f} GB/s per node per direction")
+        return ranks_per_node, "nvlink", bw_inter
+    net = leave[np.isin(kind[leave], (LINK_IB, LINK_ETH))]
+    bw_inter = float(cap[net].sum()) * ranks_per_node / per_box
+    lines.append(f"bw_inter = {net.size} network links out of a box, "
+                 f"{float(cap[net].sum()) / 1e9:.0f} GB/s x {ranks_per_node}/{per_box} "
+                 f"GPUs = {bw_inter / 1e9:.1f} GB/s per node per direction (topology)")
+    return ranks_per_node, "net", bw_inter
 
 
 # --------------------------------------------------------------------------------------

@@ -55,18 +55,18 @@ from nvlearn.sim import models
 #: Message sizes of the notebook's sweeps: 1 KiB to 8 GiB in powers of two, bytes.
 SIZES = 2.0 ** np.arange(10, 34)
 
-#: Sweep names -> (collectives algorithm, options). "hierarchical" runs a ring inside each
-#: node, "hierarchical_nvls" NVLS inside each node; both ring across nodes.
-VARIANTS: dict[str, tuple[str, dict]] = {
-    "ring": ("ring", {}),
-    "tree": ("tree", {}),
-    "double_binary_tree": ("double_binary_tree", {}),
-    "nccl_tree": ("nccl_tree", {}),
-    "recursive_doubling": ("recursive_doubling", {}),
-    "rabenseifner": ("rabenseifner", {}),
-    "nvls": ("nvls", {}),
+#: Options of the sweep variants that are not an algorithm's defaults: "hierarchical" runs
+#: a ring inside each node, "hierarchical_nvls" NVLS inside each node; both ring across nodes.
+_VARIANT_OPTIONS: dict[str, tuple[str, dict]] = {
     "hierarchical": ("hierarchical", {"intra": "ring"}),
     "hierarchical_nvls": ("hierarchical", {"intra": "nvls"}),
+}
+#: Sweep names -> (collectives algorithm, options): every all-reduce of the algorithm
+#: registry (:data:`nvlearn.collectives.ALGORITHMS`) under its own name, plus the
+#: hierarchical one with NVLS inside each node.
+VARIANTS: dict[str, tuple[str, dict]] = {
+    **{a: _VARIANT_OPTIONS.get(a, (a, {})) for a in collectives.ALGORITHMS["allreduce"]},
+    **_VARIANT_OPTIONS,
 }
 
 #: Ops above which :func:`simulated_sweep` shows a progress bar (about 2 s on two cores).
