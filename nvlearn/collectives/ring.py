@@ -74,6 +74,21 @@ def _data_and_prev_deps(has_data: np.ndarray, data_dep: np.ndarray, has_prev: np
     return indptr, dep_op, dep_kind
 
 
+def _ring_chunks(collective: str, p: int, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The buffer in ``p x c`` chunks (index = slot * p + segment): bounds (fractions of the
+    buffer), owner (the rank that starts with it, -1 = all) and destination (-1 = all)."""
+    n_chunks = p * c
+    bounds = np.linspace(0.0, 1.0, n_chunks + 1)
+    owner = np.full(n_chunks, -1, dtype=np.int32)
+    dest = np.full(n_chunks, -1, dtype=np.int32)
+    seg_of_chunk = np.arange(n_chunks) % p
+    if collective == "reduce_scatter":
+        dest[:] = seg_of_chunk
+    elif collective == "allgather":
+        owner[:] = seg_of_chunk
+    return bounds, owner, dest
+
+
 def ring_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int = 1) -> Schedule:
     """Ring reduce-scatter, all-gather or all-reduce as a :class:`~nvlearn.schedule.Schedule`.
 
@@ -98,16 +113,7 @@ def ring_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int = 1
         raise ValueError(f"ring builds {tuple(_STEPS)}, not {collective!r}")
     _check(n_ranks, n_bytes, chunks)
     p, c = int(n_ranks), int(chunks)
-    n_chunks = p * c
-    bounds = np.linspace(0.0, 1.0, n_chunks + 1)
-    owner = np.full(n_chunks, -1, dtype=np.int32)
-    dest = np.full(n_chunks, -1, dtype=np.int32)
-    seg_of_chunk = np.arange(n_chunks) % p  # chunk index = slot * p + segment
-    if collective == "reduce_scatter":
-        dest[:] = seg_of_chunk
-    elif collective == "allgather":
-        owner[:] = seg_of_chunk
-
+    bounds, owner, dest = _ring_chunks(collective, p, c)
     phases = _ring_steps(collective, p)
     K = len(phases)
     if K == 0:  # a single rank: nothing to move

@@ -73,6 +73,9 @@ def _uniform(seed, src, dst, node):
     return float(h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
+# One kernel on purpose (longer than the ~60-line rule): its scratch arrays (BFS
+# distances and queue, the per-destination DAG) are allocated once and reused for every
+# destination; the BFS and DAG steps are already their own kernels (bfs_to, dag_to).
 @njit
 def _static_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
                    link_src, link_dst, capacity, latency, transit, pair_lat, pair_hops, error,

@@ -79,6 +79,9 @@ def _grow(links, fracs, used, need):
     return grown_links, grown_fracs
 
 
+# One kernel on purpose (longer than the ~60-line rule): its scratch arrays (BFS
+# distances and queue, the per-destination DAG) are allocated once and reused for every
+# destination; the BFS and DAG steps are already their own kernels (bfs_to, dag_to).
 @njit
 def _route_kernel(pair_src, pair_dst, out_indptr, out_link, in_indptr, in_link,
                   link_src, link_dst, capacity, latency, transit, pair_lat, pair_hops, error):
