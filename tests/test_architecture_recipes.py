@@ -59,6 +59,28 @@ def test_add_an_algorithm_checks_the_recipe_asks_for():
     assert NCCL_ROW["nccl_tree"] == "tree"                                      # step 4
 
 
+def test_one_registry_entry_makes_an_algorithm(monkeypatch):
+    """Steps 1-2 of 'Add a collective algorithm': a toy all-reduce (reduce-scatter then
+    all-gather as two rings: the ring's own schedule and closed form) is registered with one
+    REGISTRY entry, and the entry point, ALGORITHMS, RANK_RULES, cost() and the op budget all
+    know it."""
+    from nvlearn.collectives import builders
+    from nvlearn.collectives.registry import REGISTRY, Algorithm
+
+    ring = REGISTRY[("allreduce", "ring")]
+    toy = Algorithm("allreduce", "toy_ring", builders.allreduce_ring, ring.time, ring.ops,
+                    "any p >= 2", "a copy of the ring, for the recipe's test")
+    monkeypatch.setitem(REGISTRY, ("allreduce", "toy_ring"), toy)                # step 2
+    assert "toy_ring" in collectives.ALGORITHMS["allreduce"]
+    assert collectives.RANK_RULES[("allreduce", "toy_ring")] == "any p >= 2"
+    s = collectives.allreduce(5, 1e6, "toy_ring", chunks=2)
+    x = np.arange(5 * 10, dtype=float).reshape(5, 10)
+    assert np.array_equal(dataplane.run(s, x), np.tile(x.sum(axis=0), (5, 1)))
+    assert estimate_ops("allreduce", "toy_ring", 5, 2) == s.n_ops
+    assert collectives.cost("allreduce", "toy_ring", 5, 1e6, 1e11, 1e-6, 2) == \
+        collectives.cost("allreduce", "ring", 5, 1e6, 1e11, 1e-6, 2)
+
+
 def test_add_a_gpu(tmp_path):
     """'Add a GPU': a catalogue entry (a copy of the H100's under a new key) loads, and the
     loader refuses it without a source."""

@@ -52,10 +52,10 @@ from nvlearn.collectives.alltoall_ring import (
     ring_alltoall_time,
 )
 from nvlearn.collectives.budget import check_ops, estimate_ops
+from nvlearn.collectives.builders import BuildRequest
 from nvlearn.collectives.chain import chain_broadcast, chain_broadcast_time
 from nvlearn.collectives.channels import (
     channel_ring,
-    check_channels,
     default_channels,
     node_groups,
     rank_rails,
@@ -103,7 +103,7 @@ from nvlearn.collectives.recursive_doubling import (
     recursive_doubling_time,
     recursive_doubling_time_textbook,
 )
-from nvlearn.collectives.registry import REGISTRY, Algorithm
+from nvlearn.collectives.registry import ALGORITHMS, RANK_RULES, REGISTRY, Algorithm
 from nvlearn.collectives.ring import channel_ring_schedule, ring_schedule, ring_time
 from nvlearn.collectives.tree import (
     binary_tree,
@@ -181,13 +181,6 @@ __all__ = [
     "tree_chains",
 ]
 
-#: Algorithms available per collective (read off the registry, in its order).
-ALGORITHMS: dict[str, tuple[str, ...]] = {}
-for _coll, _name in REGISTRY:
-    ALGORITHMS[_coll] = (*ALGORITHMS.get(_coll, ()), _name)
-
-#: Which rank counts each (collective, algorithm) handles, in words.
-RANK_RULES: dict[tuple[str, str], str] = {key: a.rank_rule for key, a in REGISTRY.items()}
 
 
 def _check_algorithm(collective: str, algorithm: str) -> None:
@@ -270,34 +263,15 @@ def _topology(topology_or_ranks):
     return topology_or_ranks if hasattr(topology_or_ranks, "n_gpus") else None
 
 
-def _gpu_names(topo, p: int) -> tuple[str, ...] | None:
-    if topo is None:
-        return None
-    return tuple(topo.node_name[int(g)] for g in topo.gpus[:p])
-
-
-def _nvls_switches(topology_or_ranks, p: int) -> tuple[tuple[str, float], ...]:
-    """NVSwitch planes of a Topology's first ``p`` GPUs, or one ``"switch"`` for a count."""
-    topo = _topology(topology_or_ranks)
-    return (("switch", 1.0),) if topo is None else nvswitch_planes(topo, range(p))
+def _build(collective: str, algorithm: str, request: BuildRequest) -> Schedule:
+    """The registered builder of (collective, algorithm), on a checked request."""
+    return REGISTRY[(collective, algorithm)].build(request)
 
 
 def _only_ring_channels(algorithm: str, channels, with_channels=("ring",)) -> None:
     if channels is not None and algorithm not in with_channels:
         raise ValueError(f"channels applies only to algorithm in {with_channels}, "
                          f"not {algorithm!r}")
-
-
-def _nccl_tree(topology_or_ranks, p: int, n_bytes: float, chunks: int,
-               ranks_per_node: int | None, channels: int | None) -> Schedule:
-    """NCCL's tree on the Topology's nodes (or ``ranks_per_node``; one node by default)."""
-    topo = _topology(topology_or_ranks)
-    if ranks_per_node is not None:
-        groups = rank_groups(p, ranks_per_node)
-    else:
-        groups = np.arange(p)[None, :] if topo is None else node_groups(topo, p)
-    c = check_channels(channels) or default_channels(topology_or_ranks)
-    return nccl_tree_allreduce(p, n_bytes, chunks, groups=groups, channels=c)
 
 
 def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1, *,
@@ -344,27 +318,9 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
         raise ValueError("ranks_per_node and intra apply only to algorithm='hierarchical' "
                          "(ranks_per_node also to 'nccl_tree')")
     _only_ring_channels(algorithm, channels, ("ring", "nccl_tree"))
-    topo = _topology(topology_or_ranks)
-    if algorithm == "nccl_tree":
-        return _nccl_tree(topology_or_ranks, p, n_bytes, chunks, ranks_per_node, channels)
-    if algorithm == "ring":
-        return channel_ring("allreduce", topology_or_ranks, n_bytes, chunks, channels)
-    if algorithm == "tree":
-        return tree_allreduce(p, n_bytes, chunks)
-    if algorithm == "double_binary_tree":
-        return double_binary_tree_allreduce(p, n_bytes, chunks)
-    if algorithm == "recursive_doubling":
-        return recursive_doubling_allreduce(p, n_bytes, chunks, gpu_names=_gpu_names(topo, p))
-    if algorithm == "rabenseifner":
-        return rabenseifner_allreduce(p, n_bytes, chunks)
-    if algorithm == "nvls":
-        return nvls_allreduce(p, n_bytes, chunks, switches=_nvls_switches(topo, p))
-    groups = rank_groups(p, ranks_per_node, topo)
-    switches = None
-    if intra == "nvls" and topo is not None:
-        switches = [nvswitch_planes(topo, g) for g in groups]
-    return hierarchical_allreduce(p, n_bytes, chunks, intra=intra, groups=groups,
-                                  switches=switches)
+    return _build("allreduce", algorithm, BuildRequest(
+        topology_or_ranks, p, n_bytes, chunks, channels,
+        {"ranks_per_node": ranks_per_node, "intra": intra}))
 
 
 def reduce_scatter(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
@@ -383,12 +339,8 @@ def reduce_scatter(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     p = _checked_ranks("reduce_scatter", algorithm, topology_or_ranks)
     _check_budget("reduce_scatter", algorithm, topology_or_ranks, p, chunks, channels)
     _only_ring_channels(algorithm, channels)
-    if algorithm == "recursive_halving":
-        return recursive_halving_reduce_scatter(p, n_bytes, chunks)
-    if algorithm == "nvls":
-        return nvls_reduce_scatter(p, n_bytes, chunks,
-                                   switches=_nvls_switches(topology_or_ranks, p))
-    return channel_ring("reduce_scatter", topology_or_ranks, n_bytes, chunks, channels)
+    return _build("reduce_scatter", algorithm,
+                  BuildRequest(topology_or_ranks, p, n_bytes, chunks, channels))
 
 
 def allgather(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
@@ -407,11 +359,8 @@ def allgather(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     p = _checked_ranks("allgather", algorithm, topology_or_ranks)
     _check_budget("allgather", algorithm, topology_or_ranks, p, chunks, channels)
     _only_ring_channels(algorithm, channels)
-    if algorithm == "recursive_doubling":
-        return recursive_doubling_allgather(p, n_bytes, chunks)
-    if algorithm == "nvls":
-        return nvls_allgather(p, n_bytes, chunks, switches=_nvls_switches(topology_or_ranks, p))
-    return channel_ring("allgather", topology_or_ranks, n_bytes, chunks, channels)
+    return _build("allgather", algorithm,
+                  BuildRequest(topology_or_ranks, p, n_bytes, chunks, channels))
 
 
 def broadcast(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks: int = 1,
@@ -427,9 +376,8 @@ def broadcast(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
     """
     p = _checked_ranks("broadcast", algorithm, topology_or_ranks)
     _check_budget("broadcast", algorithm, topology_or_ranks, p, chunks)
-    if algorithm == "tree":
-        return tree_broadcast(p, n_bytes, chunks=chunks, root=root)
-    return chain_broadcast(p, n_bytes, chunks=chunks, root=root)
+    return _build("broadcast", algorithm,
+                  BuildRequest(topology_or_ranks, p, n_bytes, chunks, options={"root": root}))
 
 
 def alltoall(topology_or_ranks, n_bytes: float, algorithm: str = "direct",
@@ -446,9 +394,8 @@ def alltoall(topology_or_ranks, n_bytes: float, algorithm: str = "direct",
     """
     p = _checked_ranks("alltoall", algorithm, topology_or_ranks)
     _check_budget("alltoall", algorithm, topology_or_ranks, p, 1)
-    if algorithm == "ring":
-        return ring_alltoall(p, n_bytes, block_bytes=block_bytes)
-    return direct_alltoall(p, n_bytes, block_bytes=block_bytes)
+    return _build("alltoall", algorithm, BuildRequest(topology_or_ranks, p, n_bytes, 1,
+                                                      options={"block_bytes": block_bytes}))
 
 
 def cost(collective: str, algorithm: str, n_ranks: int, n_bytes: float, bw_per_dir: float,

@@ -1,11 +1,11 @@
 """Every collective algorithm of the package in one table, as SimGrid keeps its in
-``smpi_coll.hpp``: its closed-form time, its op count, the rank counts it handles and where it
-comes from.
+``smpi_coll.hpp``: how its Schedule is built, its closed-form time, its op count, the rank
+counts it handles and where it comes from.
 
 :data:`REGISTRY` maps ``(collective, algorithm)`` to an :class:`Algorithm`; the package's
-``ALGORITHMS``, ``RANK_RULES``, :func:`nvlearn.collectives.cost` and
-:func:`nvlearn.collectives.budget.estimate_ops` are all read off it, so an algorithm is
-registered once. (The builders stay in the entry points, whose keyword options differ.)
+``ALGORITHMS``, ``RANK_RULES``, the entry points' dispatch (:func:`~nvlearn.collectives.allreduce`
+...), :func:`nvlearn.collectives.cost` and :func:`nvlearn.collectives.budget.estimate_ops`
+are all read off it, so an algorithm is registered once.
 
 Examples
 --------
@@ -19,10 +19,12 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
+from nvlearn.collectives import builders
 from nvlearn.collectives.alltoall_ring import direct_alltoall_time, ring_alltoall_time
+from nvlearn.collectives.builders import BuildRequest
 from nvlearn.collectives.chain import chain_broadcast_time
 from nvlearn.collectives.double_binary_tree import double_binary_tree_time
 from nvlearn.collectives.hierarchical import hierarchical_time
@@ -36,8 +38,9 @@ from nvlearn.collectives.rabenseifner import (
 from nvlearn.collectives.recursive_doubling import recursive_doubling_time
 from nvlearn.collectives.ring import ring_time
 from nvlearn.collectives.tree import tree_allreduce_time, tree_broadcast_time
+from nvlearn.schedule import Schedule
 
-__all__ = ["Algorithm", "REGISTRY"]
+__all__ = ["ALGORITHMS", "RANK_RULES", "REGISTRY", "Algorithm"]
 
 _ANY = "any p >= 2"
 _POW2 = "p a power of two (2, 4, 8, 16, ...)"
@@ -50,6 +53,9 @@ class Algorithm:
     Attributes
     ----------
     collective, name : str
+    build : callable
+        ``build(request)`` -> the Schedule, from a checked
+        :class:`~nvlearn.collectives.builders.BuildRequest` (the entry points call it).
     time : callable
         ``time(p, n_bytes, bw_per_dir, alpha, chunks, **options)`` -> seconds: the exact
         closed form on one uncontended switch (:func:`nvlearn.collectives.cost`).
@@ -64,6 +70,7 @@ class Algorithm:
 
     collective: str
     name: str
+    build: Callable[[BuildRequest], Schedule]
     time: Callable[..., float]
     ops: Callable[..., int]
     rank_rule: str
@@ -91,42 +98,102 @@ _THAKUR = "Thakur, Rabenseifner & Gropp, IJHPCA 19(1), 2005"
 _NVLS = "NVIDIA H100 white paper (NVLink SHARP); NCCL 2.30 src/device/all_reduce.h"
 
 REGISTRY: dict[tuple[str, str], Algorithm] = {(a.collective, a.name): a for a in (
-    Algorithm("allreduce", "ring", _ring("allreduce"), _ring_ops(2), _ANY, _PATARASUK),
-    Algorithm("allreduce", "tree", tree_allreduce_time,
+    Algorithm("allreduce", "ring", builders.allreduce_ring,
+              _ring("allreduce"), _ring_ops(2), _ANY, _PATARASUK),
+    Algorithm("allreduce", "tree", builders.allreduce_tree,
+              tree_allreduce_time,
               lambda p, c, **_: 2 * (p - 1) * c, _ANY, "pipelined binary tree; " + _THAKUR),
-    Algorithm("allreduce", "double_binary_tree", double_binary_tree_time,
+    Algorithm("allreduce", "double_binary_tree", builders.allreduce_double_binary_tree,
+              double_binary_tree_time,
               lambda p, c, **_: 4 * (p - 1) * c, _ANY,
               "Sanders, Speck & Traeff, Parallel Computing 35(12), 2009"),
-    Algorithm("allreduce", "nccl_tree", nccl_tree_time,
+    Algorithm("allreduce", "nccl_tree", builders.allreduce_nccl_tree,
+              nccl_tree_time,
               lambda p, c, channels=1, **_: 4 * (p - 1) * c * channels,
               "any p >= 2 (one node, or equal nodes)",
               "NCCL 2.4+: chains in nodes, double binary trees across (src/graph/connect.cc)"),
-    Algorithm("allreduce", "recursive_doubling", recursive_doubling_time,
+    Algorithm("allreduce", "recursive_doubling", builders.allreduce_recursive_doubling,
+              recursive_doubling_time,
               lambda p, c, **_: 2 * p * math.ceil(math.log2(max(p, 2))) * c, _ANY, _THAKUR),
-    Algorithm("allreduce", "rabenseifner", rabenseifner_time,
+    Algorithm("allreduce", "rabenseifner", builders.allreduce_rabenseifner,
+              rabenseifner_time,
               lambda p, c, **_: 2 * p * (p - 1) * c, _ANY, _THAKUR),
-    Algorithm("allreduce", "nvls", nvls_time,
+    Algorithm("allreduce", "nvls", builders.allreduce_nvls,
+              nvls_time,
               lambda p, c, planes=1, **_: 2 * p * (p + 1) * planes * c, _ANY, _NVLS),
-    Algorithm("allreduce", "hierarchical", hierarchical_time,
+    Algorithm("allreduce", "hierarchical", builders.allreduce_hierarchical,
+              hierarchical_time,
               lambda p, c, **_: 2 * p * (p - 1) * c, "any p >= 2 split into equal nodes",
               "ring in each node, rings across nodes per rail (NCCL-style channels)"),
-    Algorithm("reduce_scatter", "ring", _ring("reduce_scatter"), _ring_ops(1), _ANY,
+    Algorithm("reduce_scatter", "ring", builders.reduce_scatter_ring,
+              _ring("reduce_scatter"), _ring_ops(1), _ANY,
               _PATARASUK),
-    Algorithm("reduce_scatter", "recursive_halving", recursive_halving_time,
+    Algorithm("reduce_scatter", "recursive_halving", builders.reduce_scatter_recursive_halving,
+              recursive_halving_time,
               lambda p, c, **_: p * (p - 1) * c, _POW2, _THAKUR),
-    Algorithm("reduce_scatter", "nvls", nvls_phase_time,
+    Algorithm("reduce_scatter", "nvls", builders.reduce_scatter_nvls,
+              nvls_phase_time,
               lambda p, c, planes=1, **_: p * (p + 1) * planes * c, _ANY, _NVLS),
-    Algorithm("allgather", "ring", _ring("allgather"), _ring_ops(1), _ANY, _PATARASUK),
-    Algorithm("allgather", "recursive_doubling", recursive_doubling_allgather_time,
+    Algorithm("allgather", "ring", builders.allgather_ring,
+              _ring("allgather"), _ring_ops(1), _ANY, _PATARASUK),
+    Algorithm("allgather", "recursive_doubling", builders.allgather_recursive_doubling,
+              recursive_doubling_allgather_time,
               lambda p, c, **_: p * (p - 1) * c, _POW2, _THAKUR),
-    Algorithm("allgather", "nvls", nvls_phase_time,
+    Algorithm("allgather", "nvls", builders.allgather_nvls,
+              nvls_phase_time,
               lambda p, c, planes=1, **_: p * (p + 1) * planes * c, _ANY, _NVLS),
-    Algorithm("broadcast", "ring", chain_broadcast_time, lambda p, c, **_: (p - 1) * c, _ANY,
+    Algorithm("broadcast", "ring", builders.broadcast_ring,
+              chain_broadcast_time, lambda p, c, **_: (p - 1) * c, _ANY,
               "pipelined chain; " + _THAKUR),
-    Algorithm("broadcast", "tree", tree_broadcast_time, lambda p, c, **_: (p - 1) * c, _ANY,
+    Algorithm("broadcast", "tree", builders.broadcast_tree,
+              tree_broadcast_time, lambda p, c, **_: (p - 1) * c, _ANY,
               "pipelined binary tree; " + _THAKUR),
-    Algorithm("alltoall", "direct", lambda p, n, B, a, c: direct_alltoall_time(p, n, B, a),
+    Algorithm("alltoall", "direct", builders.alltoall_direct,
+              lambda p, n, B, a, c: direct_alltoall_time(p, n, B, a),
               lambda p, c, **_: p * (p - 1), _ANY, "all p - 1 flows at once (NCCL's send/recv)"),
-    Algorithm("alltoall", "ring", lambda p, n, B, a, c: ring_alltoall_time(p, n, B, a),
+    Algorithm("alltoall", "ring", builders.alltoall_ring,
+              lambda p, n, B, a, c: ring_alltoall_time(p, n, B, a),
               lambda p, c, **_: p * (p - 1), _ANY, "shifted pairwise exchange; " + _THAKUR),
 )}
+
+
+class _AlgorithmNames(Mapping):
+    """Collective -> its algorithm names in registry order, read off :data:`REGISTRY` on
+    every access (so a registered algorithm is known everywhere at once)."""
+
+    def __getitem__(self, collective: str) -> tuple[str, ...]:
+        names = tuple(name for coll, name in REGISTRY if coll == collective)
+        if not names:
+            raise KeyError(collective)
+        return names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(coll for coll, _ in REGISTRY))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys(coll for coll, _ in REGISTRY))
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+class _RankRules(Mapping):
+    """(collective, algorithm) -> the rank counts it handles, in words (live, as above)."""
+
+    def __getitem__(self, key: tuple[str, str]) -> str:
+        return REGISTRY[key].rank_rule
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(REGISTRY)
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: Algorithms available per collective, in registry order.
+ALGORITHMS: Mapping[str, tuple[str, ...]] = _AlgorithmNames()
+#: Which rank counts each (collective, algorithm) handles, in words.
+RANK_RULES: Mapping[tuple[str, str], str] = _RankRules()
