@@ -12,6 +12,11 @@ rank's link carries ``(p-1)/p * n`` each way:
 In the Schedule the modelled buffer holds all ``p * p`` blocks (``n_bytes = p * n``; chunk
 ``s * p + d`` is rank s's block for rank d) so that each rank's send and receive blocks are
 distinct chunks; ``Schedule.nccl_size`` gives back ``n``.
+
+References
+----------
+R. Thakur, R. Rabenseifner and W. Gropp, "Optimization of collective communication
+operations in MPICH", IJHPCA 19(1):49-66, 2005 (all-to-all algorithms and their costs).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import numpy as np
 
 from nvlearn.collectives.ring import _check
 from nvlearn.schedule import OP_COPY, Schedule, mark_validated
+
+__all__ = ["direct_alltoall"]
 
 
 def direct_alltoall(

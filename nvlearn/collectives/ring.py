@@ -40,6 +40,8 @@ import numpy as np
 from nvlearn.collectives._ops import OpTable
 from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule, mark_validated
 
+__all__ = ["ring_schedule", "ring_time", "add_rings", "channel_ring_schedule"]
+
 _STEPS = {"reduce_scatter": "rs", "allgather": "ag", "allreduce": "rs+ag"}
 
 
