@@ -21,6 +21,11 @@ from .core import (
     Topology,
 )
 
+__all__ = [
+    "FabricBuilder", "check_count", "check_rate", "single_switch", "ring", "fully_connected",
+    "with_link_factor",
+]
+
 
 class FabricBuilder:
     """Accumulate nodes and full-duplex cables, then freeze them into a :class:`Topology`.
@@ -41,22 +46,73 @@ class FabricBuilder:
 
     def node(self, kind: int, name: str, *, box: int = -1, tier: int = 0,
              plane: int = -1) -> int:
-        """Add a node; returns its id."""
+        """Add a node; returns its id.
+
+        Parameters
+        ----------
+        kind : int
+            ``NODE_GPU``, ``NODE_NVSWITCH``, ``NODE_NIC``, ``NODE_IB_SWITCH``, ``NODE_PCIE_SWITCH``
+            or ``NODE_CPU``.
+        name : str
+            Unique node name (builders follow the naming scheme of :mod:`.fabrics`).
+        box : int
+            Server the node sits in, -1 for a fabric switch outside any server.
+        tier : int
+            0 for endpoints (GPUs, NICs, CPUs), 1 for the first switch tier, 2 for the second ...
+        plane : int
+            NVSwitch plane or network rail, -1 if none.
+
+        Returns
+        -------
+        int
+            The new node's id.
+        """
         self._nodes.append((kind, name, box, tier, plane))
         return len(self._nodes) - 1
 
     def gpu(self, name: str, *, box: int = -1, plane: int = -1) -> int:
-        """Add a GPU (the next rank); returns its node id."""
+        """Add a GPU (the next rank); returns its node id.
+
+        Parameters
+        ----------
+        name : str
+            Unique node name.
+        box : int
+            Server the GPU sits in, -1 if none.
+        plane : int
+            Rail of the GPU (its NIC's rail), -1 if none.
+
+        Returns
+        -------
+        int
+            The GPU's node id; its rank is the number of GPUs added before it.
+        """
         node = self.node(NODE_GPU, name, box=box, tier=0, plane=plane)
         self._gpus.append(node)
         return node
 
     def cable(self, a: int, b: int, *, bw_per_dir: float, kind: int, count: int = 1,
               latency_ab: float = 0.0, latency_ba: float | None = None) -> None:
-        """Connect ``a`` and ``b`` with ``count`` bundled full-duplex links.
+        """Connect ``a`` and ``b`` with ``count`` bundled full-duplex links (two directed links).
 
-        ``bw_per_dir`` is the capacity of the whole bundle, bytes/s per direction;
-        ``latency_ab`` / ``latency_ba`` are the seconds each direction adds.
+        Parameters
+        ----------
+        a, b : int
+            Node ids from :meth:`node` / :meth:`gpu`.
+        bw_per_dir : float
+            Capacity of the whole bundle, bytes/s per direction (not per physical link); > 0.
+        kind : int
+            ``LINK_NVLINK``, ``LINK_NVLINK_NETWORK``, ``LINK_PCIE``, ``LINK_IB`` or ``LINK_ETH``.
+        count : int
+            Physical links in the bundle (recorded, for path counts); >= 1.
+        latency_ab : float
+            Seconds the direction ``a -> b`` adds to a transfer; >= 0.
+        latency_ba : float, optional
+            Seconds the direction ``b -> a`` adds (default ``latency_ab``).
+
+        Returns
+        -------
+        None
         """
         back = latency_ab if latency_ba is None else latency_ba
         self._links.append((a, b, float(bw_per_dir), float(latency_ab), count, kind))
@@ -79,7 +135,21 @@ class FabricBuilder:
 
 
 def check_count(n: object, what: str, minimum: int) -> int:
-    """``n`` as an int >= ``minimum``, or a ValueError that says so."""
+    """``n`` as an int >= ``minimum``, or a ValueError that says so.
+
+    Parameters
+    ----------
+    n : object
+        The value given by the caller; bools and non-integers are refused.
+    what : str
+        Names the argument in the error message.
+    minimum : int
+        Smallest allowed value.
+
+    Returns
+    -------
+    int
+    """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise ValueError(f"{what} must be a whole number >= {minimum}, got {n!r}")
     if n < minimum:
@@ -88,7 +158,21 @@ def check_count(n: object, what: str, minimum: int) -> int:
 
 
 def check_rate(value: float, what: str, *, allow_zero: bool = False) -> float:
-    """``value`` as a finite float > 0 (or >= 0), or a ValueError that says so."""
+    """``value`` as a finite float > 0 (or >= 0), or a ValueError that says so.
+
+    Parameters
+    ----------
+    value : float
+        The value given (a rate in bytes/s, a latency in s, a factor ...).
+    what : str
+        Names the argument in the error message.
+    allow_zero : bool
+        Accept 0 as well.
+
+    Returns
+    -------
+    float
+    """
     value = float(value)
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok:

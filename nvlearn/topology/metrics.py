@@ -1,4 +1,16 @@
-"""Metrics of a fabric: injection bandwidth, bisection (by max-flow), hops, path diversity."""
+"""Metrics of a fabric: injection bandwidth, bisection (by max-flow), hops, path diversity.
+
+Bandwidths are bytes/s: ``*_per_dir`` one direction, ``*_bidir`` both directions summed.
+
+References
+----------
+E. A. Dinic, "Algorithm for solution of a problem of maximum flow in networks with power
+estimation", Soviet Math. Doklady 11:1277-1280, 1970 (the max-flow algorithm used).
+L. R. Ford and D. R. Fulkerson, "Maximal flow through a network", Canadian J. Math.
+8:399-404, 1956 (max-flow = min-cut, so the max-flow is the bisection's cut capacity).
+W. J. Dally and B. Towles, "Principles and Practices of Interconnection Networks", Morgan
+Kaufmann, 2004 (bisection and injection bandwidth, hop count, path diversity).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +22,11 @@ from numpy.typing import ArrayLike
 
 from .core import Topology
 from .routing import NO_PATH, distances_to, node_ids, route_error
+
+__all__ = [
+    "injection_bw_per_dir", "max_flow_bw_per_dir", "bisection_candidates", "bisection_bw_bidir",
+    "hops", "path_diversity",
+]
 
 
 def injection_bw_per_dir(topo: Topology, link_kinds: ArrayLike | None = None) -> np.ndarray:
@@ -161,6 +178,20 @@ def bisection_candidates(topo: Topology, n_random: int = 4, seed: int = 0) -> li
     The first half of the ranks; the box-aligned split (whole servers on each side); the
     plane/rail-aligned split (when GPUs carry a rail index); ``n_random`` seeded random
     halves. Duplicates (a split or its mirror image) are dropped.
+
+    Parameters
+    ----------
+    topo : Topology
+        A fabric with at least 2 GPUs.
+    n_random : int
+        Seeded random halves tried besides the structured ones; >= 0.
+    seed : int
+        Seed of those random halves.
+
+    Returns
+    -------
+    list of ndarray of int
+        Each entry the sorted GPU ranks of one half (``n_gpus // 2`` of them).
 
     Examples
     --------
