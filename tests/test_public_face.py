@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DONE = ["collectives", "topology", "serdes", "schedule", "dataplane", "units", "numerics",
+DONE = ["collectives", "topology", "serdes", "tuner", "schedule", "dataplane", "units", "numerics",
         "measurements", "progress", "_jit"]
 
 
