@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DONE = ["collectives", "topology", "serdes", "tuner", "schedule", "dataplane", "units", "numerics",
-        "measurements", "progress", "_jit"]
+DONE = [
+    "collectives", "topology", "schedule", "dataplane", "units", "numerics", "measurements",
+    "progress", "_jit", "serdes", "tuner", "sgd",
+]
 
 
 def _modules() -> list[str]:

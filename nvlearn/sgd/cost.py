@@ -26,6 +26,11 @@ import numpy as np
 
 from nvlearn import specs
 
+__all__ = [
+    "DEFAULT_TOKEN_BUDGET", "SECONDS_PER_HOUR", "JOULES_PER_KWH", "board_power_source", "IdleCost",
+    "idle_cost",
+]
+
 #: Default training budget: 1e12 tokens (a stated assumption; Llama 2 used 2e12).
 DEFAULT_TOKEN_BUDGET = 1e12
 SECONDS_PER_HOUR = 3600.0
