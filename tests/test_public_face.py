@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DONE = [
     "collectives", "topology", "schedule", "dataplane", "units", "numerics", "measurements",
     "progress", "_jit", "serdes", "tuner", "sgd", "moe", "parallelism", "straggle", "nextgen",
+    "puzzles",
 ]
 
 
