@@ -4,7 +4,9 @@ Every module under :data:`DONE` declares ``__all__``; every name in it exists; n
 imported helper (``np``, ``njit``, ``dataclass``, a module from outside nvlearn); every
 public function or class defined in the module is listed; and ``tools/code_audit.py
 --check`` finds no public function of three or more arguments without a Parameters section.
-Add a package to :data:`DONE` when its docs are complete.
+Add a package (``"sgd"``) or a single module (``"specs/records"``) to :data:`DONE` when its
+docs are complete; ``specs/nccl.py`` and ``specs/loader.py`` are listed once their
+restructuring lands.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DONE = [
     "collectives", "topology", "schedule", "dataplane", "units", "numerics", "measurements",
     "progress", "_jit", "serdes", "tuner", "sgd", "moe", "parallelism", "straggle", "nextgen",
-    "puzzles",
+    "puzzles", "specs/__init__", "specs/catalogue", "specs/provenance", "specs/records",
 ]
 
 
