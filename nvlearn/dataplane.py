@@ -77,6 +77,8 @@ def run(schedule: Schedule, arrays, dtype: str | None = None) -> np.ndarray:
     Parameters
     ----------
     schedule : Schedule
+        Any Schedule; one not built by the library is validated first (its collective
+        must come out right).
     arrays : array_like, shape (n_ranks, n_elems)
         Rank r's input buffer. For all-gather and broadcast only the chunks the rank owns are
         read (``schedule.chunk_owner``); for all-to-all chunk ``s * n_ranks + d`` of rank s is

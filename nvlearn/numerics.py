@@ -206,6 +206,7 @@ def reduction_order_errors(n_ranks: int = 8, n_elems: int = 4096,
     n_ranks, n_elems : int
         Ranks and elements per rank (ignored when ``inputs`` is an array).
     dtypes : sequence of {"float64", "float32", "float16", "bfloat16"}
+        Precisions compared; each one's inputs and additions are in that precision.
     algorithms : sequence of str
         All-reduce algorithms (``nvlearn.collectives.ALGORITHMS["allreduce"]``);
         "hierarchical" needs ``ranks_per_node``.
@@ -215,6 +216,14 @@ def reduction_order_errors(n_ranks: int = 8, n_elems: int = 4096,
         :func:`mixed_magnitude_inputs`, standard normal values, or your own.
     chunks : int
         Pipeline chunks of each schedule (changes segment boundaries, not the sums).
+    ranks_per_node : int, optional
+        GPUs per node for "hierarchical" (must divide the rank count).
+
+    Returns
+    -------
+    ErrorTable
+        One row per (algorithm, dtype): max and RMS error against the exact sum, and
+        whether all ranks agree bit for bit.
 
     Examples
     --------

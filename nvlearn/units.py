@@ -278,6 +278,13 @@ def format_rate(
         Appended as "per direction" / "bidirectional" when given.
     bits : bool
         Show bits per second (multiplies by 8) instead of bytes per second.
+    digits : int
+        Significant digits shown.
+
+    Returns
+    -------
+    str
+        E.g. ``"450 GB/s per direction"``.
 
     Examples
     --------

@@ -361,6 +361,11 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
         (:mod:`~nvlearn.collectives.channels`). None: one per rail NIC of a node on a
         multi-node Topology with rails, else 1 (the ring ``0 -> 1 -> ... -> p-1``).
 
+    Returns
+    -------
+    Schedule
+        The all-reduce's ops and dependencies; every rank ends with the sum of all buffers.
+
     Examples
     --------
     >>> allreduce(8, 2**30)

@@ -37,8 +37,9 @@ def direct_alltoall(
     Parameters
     ----------
     n_ranks : int
+        Ranks p >= 2.
     n_bytes : float
-        Per-rank send buffer (nccl-tests' size) when blocks are uniform.
+        Per-rank send buffer in bytes (nccl-tests' size) when blocks are uniform.
     block_bytes : array_like, shape (n_ranks, n_ranks), optional
         Ragged blocks: ``block_bytes[s, d]`` bytes from rank s to rank d (the diagonal stays
         local and moves nothing; a zero block is simply not sent). Overrides ``n_bytes``;
@@ -49,6 +50,11 @@ def direct_alltoall(
         *non-empty* block, in s-major order, so a buffer laid out block by block maps each
         block to its own element range — what the data plane needs for sparse, ragged
         traffic such as Mixture-of-Experts token rows.
+
+    Returns
+    -------
+    Schedule
+        One copy op per non-empty off-diagonal block, none depending on another.
 
     Examples
     --------

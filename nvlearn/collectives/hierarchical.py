@@ -150,6 +150,11 @@ def hierarchical_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
         NVSwitch planes for ``intra="nvls"`` (default: one ``"switch"`` per node, i.e. a
         single switch).
 
+    Returns
+    -------
+    Schedule
+        The three phases' ops, phase by phase.
+
     Examples
     --------
     >>> s = hierarchical_allreduce(8, 8e6, ranks_per_node=4)

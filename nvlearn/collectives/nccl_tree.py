@@ -112,6 +112,11 @@ def nccl_tree_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1, *, groups
     channels : int
         Tree channels C (each run on both node trees).
 
+    Returns
+    -------
+    Schedule
+        ``2 channels chunks`` chunks, each reduced up and broadcast down its tree.
+
     Examples
     --------
     >>> s = nccl_tree_allreduce(8, 1e6, chunks=2, groups=[[0, 1, 2, 3], [4, 5, 6, 7]])

@@ -234,6 +234,12 @@ def nvls_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
         the buffer it reduces (normalised). Default: one switch named ``"switch"``, as in
         :func:`~nvlearn.topology.single_switch`; see :func:`nvswitch_planes`.
 
+    Returns
+    -------
+    Schedule
+        Reduce ops into the switch participants (named in ``participant_role``), then the
+        multicast copies down to every rank.
+
     Examples
     --------
     >>> s = nvls_allreduce(8, 8e6)

@@ -68,6 +68,12 @@ def recursive_doubling_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
         ``"gpu0", "gpu1", ...`` as :func:`~nvlearn.topology.single_switch` and
         :func:`~nvlearn.topology.dgx_h100` name them.
 
+    Returns
+    -------
+    Schedule
+        ``log2 p'`` exchange rounds (plus the fold for other p), each rank's full buffer per
+        round.
+
     Examples
     --------
     >>> s = recursive_doubling_allreduce(8, 1e6)

@@ -223,6 +223,11 @@ def tree_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1) -> Schedule:
     chunks : int
         Pieces the buffer is pipelined in.
 
+    Returns
+    -------
+    Schedule
+        ``2 (p - 1) chunks`` ops: reduce towards the root, then broadcast back.
+
     Examples
     --------
     >>> s = tree_allreduce(7, 1e6, chunks=4)

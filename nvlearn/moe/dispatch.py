@@ -207,6 +207,7 @@ def traffic_matrix(routing: Routing, hidden: int, bytes_per_elem: float = 2.0, *
     Parameters
     ----------
     routing : Routing
+        Which expert (and so which GPU) each token's kept choices go to (:func:`route`).
     hidden : int
         Elements per token row (the model's hidden size).
     bytes_per_elem : float
@@ -456,6 +457,7 @@ def simulate_moe(topology, routing: Routing, hidden: int, *, mode: str = "flat",
     topology : Topology
         One GPU per rank of the routing (``topology.n_gpus == routing.n_gpus``).
     routing : Routing
+        The routed batch (:func:`~nvlearn.moe.router.route`).
     hidden : int
         Elements per token row.
     mode : {"flat", "padded", "dedup", "gpu_dedup"}
@@ -468,6 +470,7 @@ def simulate_moe(topology, routing: Routing, hidden: int, *, mode: str = "flat",
     Returns
     -------
     MoEComm
+        Dispatch and combine times (s), per-GPU bytes and rates (bytes/s) each way.
 
     Examples
     --------

@@ -116,6 +116,7 @@ def expert_popularity(n_experts: int, skew: float, seed: int = 0) -> np.ndarray:
     Parameters
     ----------
     n_experts : int
+        Experts E >= 1.
     skew : float
         Zipf exponent, >= 0 (0: every expert equally popular).
     seed : int
@@ -538,6 +539,8 @@ def route(n_gpus: int, tokens_per_gpu: int, n_experts: int, top_k: int, *,
     Parameters
     ----------
     n_gpus, tokens_per_gpu, n_experts, top_k : int
+        GPUs (experts spread evenly over them: ``n_experts`` a multiple of ``n_gpus``),
+        tokens on each GPU, experts, experts chosen per token (``1 <= top_k <= n_experts``).
     skew : float
         Zipf exponent of expert popularity (0 = uniform).
     capacity_factor : float, optional
@@ -548,6 +551,12 @@ def route(n_gpus: int, tokens_per_gpu: int, n_experts: int, top_k: int, *,
         Default 8 (DGX H100).
     seed : int
         Same seed, same routing.
+
+    Returns
+    -------
+    Routing
+        Each token's chosen experts and gate weights, which choices were kept, the
+        capacity and the drop count.
 
     Examples
     --------

@@ -173,6 +173,7 @@ def dispatch_tokens(routing: Routing, x, mode: str = "flat") -> list[ExpertBatch
     Parameters
     ----------
     routing : Routing
+        The routed batch (:func:`~nvlearn.moe.router.route`): who goes where.
     x : array_like, shape (n_gpus, tokens_per_gpu, hidden)
         Token vectors, by GPU.
     mode : {"flat", "dedup", "gpu_dedup"}
@@ -302,10 +303,13 @@ def moe_round_trip(routing: Routing, x,
     Parameters
     ----------
     routing : Routing
+        The routed batch (:func:`~nvlearn.moe.router.route`).
     x : array_like, shape (n_gpus, tokens_per_gpu, hidden)
+        Token vectors, by GPU.
     expert_fn : callable
         ``expert_fn(expert_ids, rows) -> rows``: every expert's computation on its rows.
     mode : {"flat", "dedup", "gpu_dedup"}
+        How rows travel, as in :func:`dispatch_tokens`.
 
     Returns
     -------

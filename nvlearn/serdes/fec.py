@@ -333,6 +333,12 @@ def simulate_codewords(
     seed : int or numpy.random.Generator
         Seed (or generator) of the random stream.
 
+    Returns
+    -------
+    FecMonteCarlo
+        Wrong symbols per simulated codeword, the measured BER and codeword error rate with
+        its Wilson interval.
+
     Examples
     --------
     >>> mc = simulate_codewords(2e-3, RSCode(544, 514), 20_000, seed=1)

@@ -298,7 +298,9 @@ def ring_closed_form(
     Parameters
     ----------
     collective : {"allreduce", "reduce_scatter", "allgather"}
+        The ring collective (K = 2(p-1) steps for all-reduce, p-1 otherwise).
     n_ranks : int
+        Ranks p >= 2 on the ring.
     n_bytes : float
         As in :class:`Stage`.
     bw_per_dir : float
@@ -547,6 +549,7 @@ def allreduce_time(fabric: str, n_gpus: int, n_bytes: float,
     Parameters
     ----------
     fabric : {"pcie_box", "ib_cluster", "nvlink_pod"}
+        A key of :data:`FABRICS`.
     n_gpus : int
         1..8, then multiples of 8 (of 256 beyond one pod on ``nvlink_pod``).
     n_bytes : float
@@ -559,6 +562,7 @@ def allreduce_time(fabric: str, n_gpus: int, n_bytes: float,
     Returns
     -------
     NCCLEstimate or WireEstimate
+        ``.time`` in seconds, and how it was found.
 
     Examples
     --------

@@ -96,6 +96,11 @@ def idle_cost(step, token_budget: float = DEFAULT_TOKEN_BUDGET, gpu: str = "h100
     gpu : str
         Catalogue GPU key for the board power.
 
+    Returns
+    -------
+    IdleCost
+        Idle GPU-seconds and energy (J) per step, and over the run GPU-hours and kWh.
+
     Examples
     --------
     >>> from nvlearn.sgd.steptime import step_time

@@ -85,6 +85,7 @@ def allreduce_sum(grads: np.ndarray, algorithm: str = "ring", dtype: str | None 
     Parameters
     ----------
     grads : ndarray, shape (n_workers, n_params)
+        Worker i's vector in row i.
     algorithm : str
         An all-reduce algorithm of :data:`nvlearn.collectives.ALGORITHMS`.
     dtype : {"float64", "float32", "float16", "bfloat16"}, optional
@@ -282,6 +283,7 @@ def train(
     Parameters
     ----------
     model : SoftmaxRegression or MLP
+        The model; its ``init(seed)`` gives the starting weights.
     train_set, test_set : Dataset
         ``test_set`` is optional (then no accuracy is recorded).
     n_workers : int
@@ -301,6 +303,11 @@ def train(
         Precision of the all-reduce additions (default ``dtype``).
     algorithm : str
         All-reduce algorithm.
+
+    Returns
+    -------
+    History
+        Per-step loss, per-epoch train loss (and test accuracy), the final weights.
 
     Examples
     --------

@@ -197,6 +197,11 @@ def bucket_schedule(forward: float, backward: float, total_bytes: float, bucket_
     comm_time : callable
         ``comm_time(n_bytes) -> seconds`` for one all-reduce.
 
+    Returns
+    -------
+    Timeline
+        Bucket sizes (bytes) and when each bucket is ready, starts and ends (seconds).
+
     Examples
     --------
     >>> tl = bucket_schedule(1.0, 2.0, 4.0, 1.0, lambda n: 0.25)
@@ -292,6 +297,7 @@ def step_time(
     n_gpus : int
         Data-parallel GPUs (see :func:`nvlearn.sgd.comm.check_gpu_count`).
     fabric : {"pcie_box", "ib_cluster", "nvlink_pod"}
+        A key of :data:`nvlearn.sgd.comm.FABRICS`.
     global_batch_tokens : float
         Tokens per step over all GPUs; each GPU gets ``global_batch_tokens / n_gpus``.
     mfu : float
@@ -307,6 +313,12 @@ def step_time(
     model : {"achievable", "wire"}
         How every all-reduce is timed: NCCL's choice per size (default), or a ring at link
         rate (:func:`nvlearn.sgd.comm.allreduce_time`).
+
+    Returns
+    -------
+    StepTime
+        Compute, communication, exposed communication and the step, in seconds; the
+        all-reduce estimate and the bucket timeline.
 
     Examples
     --------

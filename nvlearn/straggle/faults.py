@@ -328,6 +328,7 @@ def run_fault(topology, algorithm: str, n_bytes: float, fault: str = "none", *,
     topology : Topology
         ``dgx_h100()`` or ``ib_cluster(...)``.
     algorithm : {"ring", "nccl_tree", "double_binary_tree", "nvls", "hierarchical"}
+        The all-reduce algorithm (:data:`ALGORITHMS`).
     n_bytes : float
         Per-GPU buffer, bytes.
     fault : one of :data:`FAULTS`
@@ -337,16 +338,29 @@ def run_fault(topology, algorithm: str, n_bytes: float, fault: str = "none", *,
         ``"failed_plane"`` kills NVSwitch plane ``plane`` (every box); ``"lost_rail"``
         removes InfiniBand rail ``rail`` (default: the last; only the last can be rebuilt
         around, since ring and tree channel ``c`` use rail ``c``).
+    gpu : int
+        Rank of the slow GPU, or of the GPU whose link is slow.
+    plane : int
+        NVSwitch plane of the slow link or of the failed plane.
+    rail : int, optional
+        InfiniBand rail that is lost (default: the last).
+    factor : float
+        Capacity factor of the slow link, in (0, 1].
+    delay : float
+        Seconds the slow GPU arrives late; >= 0.
     routing : {"static", "adaptive"}
         Slow link only: keep the healthy routes (``link_factor`` of the simulator) or let
         them follow the remaining capacity (:func:`~nvlearn.topology.with_link_factor`).
     chunks : int, optional
         Pipeline depth; default :func:`default_chunks`.
     model : {"achievable", "wire"}
+        The simulator's model of the fabric.
 
     Returns
     -------
     FaultRun
+        The faulty and the healthy SimResult (times in seconds), the links the fault
+        touches, and a note; ``.slowdown`` their ratio.
 
     Examples
     --------

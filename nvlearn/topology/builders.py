@@ -219,6 +219,11 @@ def single_switch(n: int, bw_per_dir: float, latency: float = 0.0, *,
     link_kind : int
         ``LINK_NVLINK`` (default; the switch is an NVSwitch), ``LINK_PCIE`` or ``LINK_IB``...
 
+    Returns
+    -------
+    Topology
+        ``n`` GPUs and one switch node named ``"switch"``; ``2 n`` directed links.
+
     Examples
     --------
     >>> topo = single_switch(8, bw_per_dir=450e9)
@@ -251,6 +256,11 @@ def ring(n: int, bw_per_dir: float, latency: float = 0.0, *,
     link_kind : int
         Link kind, default ``LINK_NVLINK``.
 
+    Returns
+    -------
+    Topology
+        ``n`` GPUs, no switch.
+
     Examples
     --------
     >>> ring(4, bw_per_dir=25e9).n_links
@@ -277,6 +287,11 @@ def fully_connected(n: int, bw_per_dir: float, latency: float = 0.0, *,
     link_kind : int
         Link kind, default ``LINK_NVLINK``.
 
+    Returns
+    -------
+    Topology
+        ``n`` GPUs, ``n (n - 1)`` directed links, no switch.
+
     Examples
     --------
     >>> fully_connected(4, bw_per_dir=25e9).n_links
@@ -299,10 +314,16 @@ def with_link_factor(topo: Topology, links: ArrayLike, factor: ArrayLike) -> Top
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     links : int, array of int, or boolean mask of length ``topo.n_links``
         Directed link ids (a cable is two links: degrade both if the cable is bad).
     factor : float or array of float
         >= 0 and finite, one value or one per selected link.
+
+    Returns
+    -------
+    Topology
+        A new Topology, its routes following the new capacities; ``topo`` is unchanged.
 
     Examples
     --------

@@ -35,6 +35,7 @@ def injection_bw_per_dir(topo: Topology, link_kinds: ArrayLike | None = None) ->
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     link_kinds : sequence of int, optional
         Count only these link kinds (e.g. ``[LINK_NVLINK]`` to leave out a GPU's PCIe
         link to its NIC in :func:`~nvlearn.topology.ib_cluster`). Default: all.
@@ -77,6 +78,7 @@ def max_flow_bw_per_dir(topo: Topology, from_ranks: ArrayLike, to_ranks: ArrayLi
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     from_ranks, to_ranks : arrays of int
         Disjoint sets of GPU ranks.
 
@@ -239,6 +241,7 @@ def bisection_bw_bidir(topo: Topology, n_random: int = 4, seed: int = 0) -> floa
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     n_random : int
         Seeded random balanced splits to try besides the aligned ones.
     seed : int
@@ -290,6 +293,7 @@ def hops(topo: Topology, src: ArrayLike, dst: ArrayLike) -> int | np.ndarray:
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     src, dst : int or arrays of int (broadcast together)
         Topology node ids (``topo.gpus[rank]`` for a GPU).
 
@@ -318,6 +322,7 @@ def path_diversity(topo: Topology, src: ArrayLike, dst: ArrayLike, *,
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     src, dst : int or arrays of int (broadcast together)
         Topology node ids.
     physical : bool

@@ -219,11 +219,17 @@ def with_routing(topo: Topology, policy: str = "static", seed: int = 0) -> Topol
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     policy : str
         ``"static"``: hash-based ECMP, one path per flow; ``"adaptive"``: spread over all
         shortest paths in proportion to capacity (every builder's default).
     seed : int
         Seed of the static hash (>= 0); different seeds are independent hash functions.
+
+    Returns
+    -------
+    Topology
+        A new Topology whose ``routing`` is ``policy``; ``topo`` is unchanged.
 
     Examples
     --------

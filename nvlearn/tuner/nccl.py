@@ -245,6 +245,12 @@ def fabric_from_topology(topology, n_ranks: int | None = None, *,
     model : NCCLModel, optional
         Default ``specs.nccl()``.
 
+    Returns
+    -------
+    Fabric
+        Link types, per-GPU bandwidths (bytes/s per direction) and node counts as NCCL's
+        tuning model reads them, with the derivation of each figure.
+
     Examples
     --------
     >>> from nvlearn.topology import dgx_h100, ib_cluster
@@ -826,7 +832,9 @@ def tune(collective: str, fabric_or_topology, *, channels: int | None = None,
     Parameters
     ----------
     collective : {"allreduce", "reduce_scatter", "allgather"}
+        The collective NCCL would run.
     fabric_or_topology : Fabric or Topology
+        The fabric; a Topology is read by :func:`fabric_from_topology`.
     channels : int, optional
         NCCL's channel count; applies the per-channel caps and NVLS's (nCh-1)/nCh.
     algorithms, protocols : sequence of str, optional
@@ -836,6 +844,12 @@ def tune(collective: str, fabric_or_topology, *, channels: int | None = None,
         Default ``specs.nccl()``.
     **fabric_kw
         ``n_ranks``, ``ranks_per_node``, ``gpu``, ``cpu`` for :func:`fabric_from_topology`.
+
+    Returns
+    -------
+    Tuning
+        Every (algorithm, protocol) candidate's latency (s) and bus / algorithm bandwidth
+        (bytes/s); ``.at(n_bytes)`` prices them at a size.
 
     Examples
     --------
