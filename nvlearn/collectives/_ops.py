@@ -42,6 +42,11 @@ def check_ranks(n_ranks: int, minimum: int = 2, what: str = "this collective") -
     -------
     int
         ``n_ranks`` as a Python int.
+
+    Examples
+    --------
+    >>> check_ranks(8.0)
+    8
     """
     if isinstance(n_ranks, bool) or int(n_ranks) != n_ranks or n_ranks < minimum:
         raise ValueError(f"{what} needs an integer number of ranks >= {minimum}, got {n_ranks}")
@@ -234,6 +239,11 @@ def row_pipeline_time(widths, slot_time: float, alpha: float) -> float:
     -------
     float
         ``T`` in seconds.
+
+    Examples
+    --------
+    >>> row_pipeline_time([1, 1, 1], 1.0, 0.5)      # 3 unpipelined steps: 3 (s + alpha)
+    4.5
     """
     m = np.asarray(widths, dtype=np.float64)
     s = float(slot_time)

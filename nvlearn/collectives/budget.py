@@ -74,6 +74,12 @@ def estimate_ops(collective: str, algorithm: str, n_ranks: int, chunks: int = 1,
     Returns
     -------
     int
+
+    Examples
+    --------
+    >>> from nvlearn.collectives import allreduce
+    >>> estimate_ops("allreduce", "ring", 8, 4) == allreduce(8, 1e6, chunks=4).n_ops
+    True
     """
     from nvlearn.collectives.registry import REGISTRY
 

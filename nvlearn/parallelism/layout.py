@@ -115,6 +115,11 @@ class Layout:
         -------
         ndarray of int
             ``t + tp (d + dp p)``.
+
+        Examples
+        --------
+        >>> int(Layout(tp=8, pp=4, dp=8).gpu(1, 2, 3))      # 1 + 8 (2 + 8 x 3)
+        209
         """
         return np.asarray(t) + self.tp * (np.asarray(d) + self.dp * np.asarray(p))
 

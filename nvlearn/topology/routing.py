@@ -256,6 +256,12 @@ def node_ids(topo: Topology, nodes: ArrayLike, what: str) -> np.ndarray:
     Returns
     -------
     ndarray of int64
+
+    Examples
+    --------
+    >>> from nvlearn.topology import single_switch
+    >>> node_ids(single_switch(3, bw_per_dir=1e9), [0, 2.0], "src").tolist()
+    [0, 2]
     """
     arr = np.atleast_1d(np.asarray(nodes))
     if arr.ndim != 1:
@@ -447,6 +453,13 @@ def explicit_paths(topo: Topology, src: int, dst: int) -> list[Path]:
     list of Path
         Every shortest GPU-free path, with the share of the pair's bytes it carries (the
         weights sum to 1) and its latency in seconds.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> paths = explicit_paths(dgx_h100(), 0, 1)       # GPU 0 -> GPU 1 over the 4 planes
+    >>> len(paths), round(sum(p.weight for p in paths), 12)
+    (4, 1.0)
     """
     src, dst = (int(x) for x in node_ids(topo, [src, dst], "src/dst"))
     if src == dst:

@@ -320,6 +320,13 @@ def closed_form_time(variant: str, params: LinkParams, n_bytes: float, chunks: i
     -------
     float
         Seconds.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> t = closed_form_time("ring", link_params(dgx_h100()), 2**30, 1, model="wire")
+    >>> round(t * 1e3, 2)                       # ms: 2 (7/8) x 1 GiB / 450 GB/s + latency
+    4.18
     """
     params, base = _model_params(params, variant, n_bytes, model)
     return base + _cost(variant, params, n_bytes, chunks)
@@ -563,6 +570,12 @@ def build_allreduce(topology, variant: str, n_bytes: float, chunks: int = 1,
     Returns
     -------
     Schedule
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> build_allreduce(dgx_h100(), "nvls", 2**20, chunks=2).participant_role
+    ('nvswitch0', 'nvswitch1', 'nvswitch2', 'nvswitch3')
     """
     algo, opts = _variant(variant)
     p = int(topology.n_gpus) if n_ranks is None else int(n_ranks)
