@@ -3,7 +3,8 @@
 Every module under :data:`DONE` declares ``__all__``; every name in it exists; none is an
 imported helper (``np``, ``njit``, ``dataclass``, a module from outside nvlearn); every
 public function or class defined in the module is listed; and ``tools/code_audit.py
---check`` finds no public function of three or more arguments without a Parameters section.
+--strict`` finds no public function of three or more arguments whose numpydoc leaves an
+argument undescribed or has no Returns section.
 Add a package (``"sgd"``) or a single module (``"specs/records"``) to :data:`DONE` when its
 docs are complete; ``specs/nccl.py`` and ``specs/loader.py`` are listed once their
 restructuring lands.
@@ -87,19 +88,67 @@ def test_star_import_does_not_leak_helpers():
                     f"`from {name} import *` leaks {helper}"
 
 
-def test_code_audit_check_passes_on_done_packages():
+def _audit(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "tools/code_audit.py"), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_code_audit_strict_passes_on_done_packages():
     paths = [str(Path("nvlearn") / p) if (ROOT / "nvlearn" / p).is_dir()
              else str(Path("nvlearn") / f"{p}.py") for p in DONE]
-    run = subprocess.run([sys.executable, "tools/code_audit.py", "--check", *paths],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = _audit("--strict", *paths)
     assert run.returncode == 0, run.stdout
+    assert "modules without __all__: 0" in run.stdout
 
 
 def test_code_audit_check_fails_on_a_bare_module(tmp_path):
     bare = tmp_path / "bare.py"
     bare.write_text("import numpy as np\n\n\ndef f(a, b, c):\n    return np.add(a, b) + c\n")
-    run = subprocess.run([sys.executable, str(ROOT / "tools/code_audit.py"), "--check",
-                          str(bare)], capture_output=True, text=True, timeout=120)
+    run = _audit("--check", str(bare))
     assert run.returncode == 1
     assert "modules without __all__: 1" in run.stdout
     assert "with Parameters: 0" in run.stdout
+    assert _audit(str(bare)).returncode == 0          # without --check it only reports
+
+
+HALF_DOCUMENTED = '''"""A module."""
+
+__all__ = ["f", "g"]
+
+
+def f(a, b, c=1):
+    """Add.
+
+    Parameters
+    ----------
+    a, b : float
+        The terms, bytes.
+    c : int
+
+    Returns
+    -------
+    float
+    """
+    return a + b + c
+
+
+def g(a, b, *, c=1):
+    """Add.
+
+    Parameters
+    ----------
+    a, b, c : float
+        The terms, bytes.
+    """
+    return a + b + c
+'''
+
+
+def test_code_audit_strict_wants_every_argument_and_returns(tmp_path):
+    mod = tmp_path / "half.py"
+    mod.write_text(HALF_DOCUMENTED)
+    assert _audit("--check", str(mod)).returncode == 0   # both have a Parameters section
+    run = _audit("--strict", str(mod))
+    assert run.returncode == 1
+    assert "f: missing argument 'c'" in run.stdout         # a type is not a description
+    assert "g: missing a Returns section" in run.stdout

@@ -11,8 +11,11 @@ Parameters section.
 
 ``--check`` exits with status 1 when, under the given paths, a module (other than a
 ``__main__.py``) has no ``__all__`` or a public function of three or more arguments has no
-Parameters section; ``tests/test_public_face.py`` runs it over the packages already done.
-The audit reads source with :mod:`ast` only; nothing is imported.
+Parameters section. ``--strict`` (implies ``--check``) also fails such a function when its
+Parameters section leaves an argument out (or names it without a line saying what it is) or
+when it has no Returns / Yields section (``__init__`` needs none).
+``tests/test_public_face.py`` runs ``--strict`` over the packages already done. The audit
+reads source with :mod:`ast` only; nothing is imported.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from pathlib import Path
 
 PARAMETERS = re.compile(r"^\s*Parameters\n\s*-{3,}", re.M)
 REFERENCES = re.compile(r"^\s*References\n\s*-{3,}", re.M)
+RETURNS = re.compile(r"^\s*(Returns|Yields)\n\s*-{3,}", re.M)
+# the body of a Parameters section: up to the next numpydoc heading (a line, then dashes)
+PARAMETER_BODY = re.compile(r"^Parameters\n-{3,}\n(.*?)(?=^\w[\w ]*\n-{3,}|\Z)", re.M | re.S)
 
 
 @dataclass
@@ -36,6 +42,7 @@ class Audit:
     no_all: list[str] = field(default_factory=list)
     public3: list[str] = field(default_factory=list)
     missing_parameters: list[str] = field(default_factory=list)
+    incomplete: list[str] = field(default_factory=list)
     packages: set[str] = field(default_factory=set)
     cited: set[str] = field(default_factory=set)
 
@@ -90,6 +97,31 @@ def n_arguments(fn: ast.FunctionDef) -> int:
     return n - 1 if first and first[0].arg in ("self", "cls") else n
 
 
+def argument_names(fn: ast.FunctionDef) -> list[str]:
+    """Names of ``fn``'s arguments as a docstring lists them (``*args`` as ``args``)."""
+    a = fn.args
+    names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    names = [n for n in names if n not in ("self", "cls")]
+    return names + [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+
+
+def documentation_gaps(fn: ast.FunctionDef) -> list[str]:
+    """What ``fn``'s numpydoc lacks: undocumented arguments, and a Returns section."""
+    doc = ast.get_docstring(fn) or ""
+    body = PARAMETER_BODY.search(doc)
+    lines = body.group(1).rstrip("\n").splitlines() if body else []
+    described: set[str] = set()
+    for i, line in enumerate(lines):
+        if line and not line[0].isspace():
+            has_text = i + 1 < len(lines) and lines[i + 1][:1].isspace()
+            if has_text:
+                described.update(n.strip().lstrip("*") for n in line.split(":")[0].split(","))
+    gaps = [f"argument {n!r}" for n in argument_names(fn) if n not in described]
+    if fn.name != "__init__" and not RETURNS.search(doc):
+        gaps.append("a Returns section")
+    return gaps
+
+
 def audit(paths: list[Path]) -> Audit:
     """Read every module under ``paths`` and collect the findings."""
     result = Audit()
@@ -113,6 +145,9 @@ def audit(paths: list[Path]) -> Audit:
                 result.public3.append(where)
                 if not PARAMETERS.search(ast.get_docstring(fn) or ""):
                     result.missing_parameters.append(where)
+                gaps = documentation_gaps(fn)
+                if gaps:
+                    result.incomplete.append(f"{where}: missing {', '.join(gaps)}")
     result.lengths.sort(reverse=True)
     return result
 
@@ -132,6 +167,10 @@ def report(result: Audit, verbose: bool = False) -> None:
     if verbose:
         for where in result.missing_parameters:
             print(f"  {where}")
+    print(f"  of which fully documented (every argument, Returns): {n3 - len(result.incomplete)}")
+    if verbose:
+        for where in result.incomplete:
+            print(f"  {where}")
     print(f"packages with a References section: {len(result.cited)} of {len(result.packages)}")
     if verbose:
         for package in sorted(result.packages - result.cited):
@@ -148,12 +187,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if a module lacks __all__ or a public function of 3+ "
                              "arguments lacks a Parameters section")
+    parser.add_argument("--strict", action="store_true",
+                        help="--check, and also exit 1 if such a function leaves an argument "
+                             "undescribed or has no Returns section")
     args = parser.parse_args(argv)
     result = audit(args.paths)
-    report(result, verbose=args.verbose or args.check)
-    if args.check and (result.no_all or result.missing_parameters):
-        return 1
-    return 0
+    report(result, verbose=args.verbose or args.check or args.strict)
+    failed = bool(result.no_all or result.missing_parameters)
+    if args.strict:
+        failed = failed or bool(result.incomplete)
+    return 1 if (args.check or args.strict) and failed else 0
 
 
 if __name__ == "__main__":
