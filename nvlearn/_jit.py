@@ -23,6 +23,8 @@ import os
 import warnings
 from pathlib import Path
 
+__all__ = ["JIT_DISABLED", "njit"]
+
 _PKG_DIR = Path(__file__).resolve().parent
 
 

@@ -14,6 +14,13 @@ round-half-to-even), as a bf16 adder with float32 inputs would.
 What it does not model: the order *inside* one chunk's addition is elementwise (no
 intra-vector reassociation), and a switch (SHARP) participant adds in the order its inputs
 arrive in the schedule.
+
+References
+----------
+IEEE Std 754-2019, "IEEE Standard for Floating-Point Arithmetic" (round to nearest, ties to
+even; binary16 and binary32).
+D. Kalamkar et al., "A study of BFLOAT16 for deep learning training", arXiv:1905.12322,
+2019 (the bfloat16 format: float32's exponent, 8 significant bits).
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from nvlearn.schedule import OP_REDUCE, Schedule, ensure_validated, promised_mask
+
+__all__ = ["DTYPES", "round_to_bf16", "run", "reference"]
 
 DTYPES = ("float64", "float32", "float16", "bfloat16")
 
@@ -68,6 +77,8 @@ def run(schedule: Schedule, arrays, dtype: str | None = None) -> np.ndarray:
     Parameters
     ----------
     schedule : Schedule
+        Any Schedule; one not built by the library is validated first (its collective
+        must come out right).
     arrays : array_like, shape (n_ranks, n_elems)
         Rank r's input buffer. For all-gather and broadcast only the chunks the rank owns are
         read (``schedule.chunk_owner``); for all-to-all chunk ``s * n_ranks + d`` of rank s is

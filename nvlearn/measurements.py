@@ -14,6 +14,11 @@ Examples
 >>> m = load()[0]
 >>> round(m.busbw / 1e9), m.n_ranks, m.algorithm
 (480, 8, 'nvls')
+
+References
+----------
+NVIDIA nccl-tests, doc/PERFORMANCE.md (algbw and busbw, the figures quoted here); each
+measurement's own source and quote are in ``data/measurements.json``.
 """
 
 from __future__ import annotations

@@ -58,6 +58,19 @@ def mixed_magnitude_inputs(n_ranks: int, n_elems: int, seed: int = 0) -> np.ndar
     few large contributions dominate each sum and the small ones are partly absorbed —
     how much depends on when they are added.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2 (rows).
+    n_elems : int
+        Elements per rank (columns); >= 1.
+    seed : int
+        Seed of the generator; the same seed gives the same inputs.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_ranks, n_elems)
+
     Examples
     --------
     >>> x = mixed_magnitude_inputs(4, 1000, seed=1)
@@ -94,6 +107,25 @@ def allreduce_result(inputs: np.ndarray, algorithm: str, dtype: str, chunks: int
 
     ``inputs`` has shape (p, n); returns (p, n) in the storage dtype (float32 for bf16).
     ``ranks_per_node`` is used by "hierarchical" only.
+
+    Parameters
+    ----------
+    inputs : array_like, shape (p, n)
+        Rank r's values in row r; p >= 2.
+    algorithm : str
+        One of :data:`ALLREDUCE_ALGORITHMS` (the algorithm's own order of additions is used).
+    dtype : {"float64", "float32", "float16", "bfloat16"}
+        Precision of the inputs and of every addition.
+    chunks : int
+        Pipeline chunks of the schedule (they change which elements are added when, not the
+        order for one element, except where the algorithm splits by chunk).
+    ranks_per_node : int, optional
+        GPUs per node, "hierarchical" only.
+
+    Returns
+    -------
+    ndarray, shape (p, n)
+        Each rank's result, in the storage dtype (float32 for bf16).
 
     Examples
     --------
@@ -174,6 +206,7 @@ def reduction_order_errors(n_ranks: int = 8, n_elems: int = 4096,
     n_ranks, n_elems : int
         Ranks and elements per rank (ignored when ``inputs`` is an array).
     dtypes : sequence of {"float64", "float32", "float16", "bfloat16"}
+        Precisions compared; each one's inputs and additions are in that precision.
     algorithms : sequence of str
         All-reduce algorithms (``nvlearn.collectives.ALGORITHMS["allreduce"]``);
         "hierarchical" needs ``ranks_per_node``.
@@ -183,6 +216,14 @@ def reduction_order_errors(n_ranks: int = 8, n_elems: int = 4096,
         :func:`mixed_magnitude_inputs`, standard normal values, or your own.
     chunks : int
         Pipeline chunks of each schedule (changes segment boundaries, not the sums).
+    ranks_per_node : int, optional
+        GPUs per node for "hierarchical" (must divide the rank count).
+
+    Returns
+    -------
+    ErrorTable
+        One row per (algorithm, dtype): max and RMS error against the exact sum, and
+        whether all ranks agree bit for bit.
 
     Examples
     --------

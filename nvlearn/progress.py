@@ -35,10 +35,16 @@ def progress(items: Iterable[T], total: int | None = None, *, label: str = "") -
     Parameters
     ----------
     items : iterable
+        The work items, yielded unchanged and in order.
     total : int, optional
         Number of items (default ``len(items)``).
     label : str
         What is being done, e.g. "simulating 48 schedules".
+
+    Yields
+    ------
+    object
+        Each item of ``items``.
     """
     items = list(items) if total is None and not hasattr(items, "__len__") else items
     n = len(items) if total is None else int(total)

@@ -30,6 +30,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+__all__ = [
+    "OP_COPY", "OP_REDUCE", "DEP_ARRIVAL", "DEP_SENT", "OP_KIND_NAMES", "COLLECTIVES", "Schedule",
+    "make_schedule", "expected_keys", "promised_mask", "validate", "mark_validated",
+    "ensure_validated",
+]
+
 OP_COPY = 0
 OP_REDUCE = 1
 DEP_ARRIVAL = 0
@@ -385,6 +391,43 @@ def make_schedule(
     Dependencies are given either as ``deps`` (per op, a list of ``(op, kind)`` pairs) or as
     CSR arrays. Ops in any order are renumbered into a dependency order; a cycle raises
     ``ValueError`` naming an op caught in it.
+
+    Parameters
+    ----------
+    collective : str
+        One of :data:`COLLECTIVES`.
+    algorithm : str
+        A label for the algorithm (kept in the Schedule, shown in its repr).
+    n_ranks : int
+        Ranks p; participants ``p, p+1, ...`` are the ``participant_role`` nodes.
+    n_bytes : float
+        The collective's size in bytes (nccl-tests' "size"); op sizes are fractions of it.
+    chunk_bounds : array_like of float, shape (n_chunks + 1,)
+        Chunk edges as fractions of ``n_bytes``, rising from 0 to 1.
+    chunk_owner, chunk_dest : array_like of int, shape (n_chunks,)
+        Rank that starts with / must end with each chunk, -1 for every rank.
+    op_src, op_dst : array_like of int, shape (n_ops,)
+        Sending and receiving participant of each op.
+    op_chunk : array_like of int, shape (n_ops,)
+        Chunk each op carries.
+    op_kind : array_like of int, shape (n_ops,)
+        ``OP_COPY`` or ``OP_REDUCE``.
+    deps : list of list of (int, int), optional
+        Per op, the ``(op, DEP_ARRIVAL or DEP_SENT)`` pairs it waits for.
+    dep_indptr, dep_op, dep_kind : ndarray, optional
+        The same dependencies as CSR arrays (instead of ``deps``); ``dep_kind`` defaults to
+        ``DEP_ARRIVAL``.
+    op_delay : array_like of float, optional
+        Seconds each op waits after its dependencies before starting (default 0).
+    participant_role : tuple of str
+        Topology node name of each extra participant (a switch, a relay GPU).
+    meta : dict, optional
+        Builder details kept in ``Schedule.meta``.
+
+    Returns
+    -------
+    Schedule
+        Not yet validated: :func:`validate` (or the first run) checks it computes its collective.
 
     Examples
     --------

@@ -23,11 +23,24 @@ Examples
 ('1.07 GB', '1 GiB')
 >>> format_rate(bidir_to_per_dir(900e9), direction="per_direction")
 '450 GB/s per direction'
+
+References
+----------
+BIPM, "The International System of Units (SI)", 9th edition, 2019 (SI units and the
+decimal prefixes k, M, G, T).
+IEC 80000-13:2008, "Quantities and units -- Part 13: Information science and technology"
+(the binary prefixes Ki, Mi, Gi, Ti = 2**10, 2**20, 2**30, 2**40).
 """
 
 from __future__ import annotations
 
 import math
+
+__all__ = [
+    "UNITS", "DIRECTIONAL_DIMENSIONS", "DIRECTIONS", "dimension", "to_si", "from_si", "convert",
+    "bits_to_bytes", "bytes_to_bits", "per_dir_to_bidir", "bidir_to_per_dir", "format_bytes",
+    "format_rate", "format_time",
+]
 
 # unit -> (SI factor, dimension). Dimensions name what the SI value means.
 UNITS: dict[str, tuple[float, str]] = {
@@ -133,6 +146,18 @@ def from_si(value: float, unit: str) -> float:
 def convert(value: float, from_unit: str, to_unit: str) -> float:
     """Convert between two units of the same dimension.
 
+    Parameters
+    ----------
+    value : float
+        The quantity in ``from_unit``.
+    from_unit, to_unit : str
+        Keys of :data:`UNITS` of one dimension ("GiB" and "GB", "GB/s" and "Tb/s" ...).
+
+    Returns
+    -------
+    float
+        ``value`` expressed in ``to_unit``.
+
     Examples
     --------
     >>> convert(1, "GiB", "GB")
@@ -208,6 +233,20 @@ def _num(x: float, digits: int) -> str:
 def format_bytes(n_bytes: float, binary: bool = False, digits: int = 3) -> str:
     """Format a byte count: decimal (GB) by default, binary (GiB) with ``binary=True``.
 
+    Parameters
+    ----------
+    n_bytes : float
+        A byte count (SI: bytes, not bits).
+    binary : bool
+        Use powers of 1024 (KiB, MiB, GiB) instead of 1000 (kB, MB, GB).
+    digits : int
+        Significant digits shown.
+
+    Returns
+    -------
+    str
+        E.g. ``"1.07 GB"``.
+
     Examples
     --------
     >>> format_bytes(1.5e9)
@@ -239,6 +278,13 @@ def format_rate(
         Appended as "per direction" / "bidirectional" when given.
     bits : bool
         Show bits per second (multiplies by 8) instead of bytes per second.
+    digits : int
+        Significant digits shown.
+
+    Returns
+    -------
+    str
+        E.g. ``"450 GB/s per direction"``.
 
     Examples
     --------

@@ -196,6 +196,21 @@ def _check_algorithm(collective: str, algorithm: str) -> None:
 def supports(collective: str, algorithm: str, n_ranks: int) -> bool:
     """Whether ``algorithm`` can run ``collective`` on ``n_ranks`` ranks.
 
+    Parameters
+    ----------
+    collective : str
+        A key of :data:`ALGORITHMS`: "allreduce", "reduce_scatter", "allgather", "broadcast"
+        or "alltoall".
+    algorithm : str
+        One of ``ALGORITHMS[collective]``; an unknown name raises ValueError.
+    n_ranks : int
+        Rank count to test; anything but an integer >= 2 is unsupported.
+
+    Returns
+    -------
+    bool
+        True if :data:`RANK_RULES` admits ``n_ranks`` for this (collective, algorithm).
+
     Examples
     --------
     >>> supports("reduce_scatter", "recursive_halving", 6), supports("allreduce", "rabenseifner", 6)
@@ -209,6 +224,22 @@ def supports(collective: str, algorithm: str, n_ranks: int) -> bool:
 
 def check_supported(collective: str, algorithm: str, n_ranks: int) -> None:
     """ValueError naming the rank counts that work if ``algorithm`` cannot do ``n_ranks``.
+
+    Parameters
+    ----------
+    collective, algorithm : str
+        As :func:`supports`.
+    n_ranks : int
+        Rank count the caller wants to run.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If :func:`supports` is False; the message quotes the algorithm's rank rule.
 
     Examples
     --------
@@ -304,6 +335,11 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
         (:mod:`~nvlearn.collectives.channels`). None: one per rail NIC of a node on a
         multi-node Topology with rails, else 1 (the ring ``0 -> 1 -> ... -> p-1``).
 
+    Returns
+    -------
+    Schedule
+        The all-reduce's ops and dependencies; every rank ends with the sum of all buffers.
+
     Examples
     --------
     >>> allreduce(8, 2**30)
@@ -331,6 +367,25 @@ def reduce_scatter(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     NVSwitch adds; one NVSwitch domain, planes from a Topology). ``channels``: as in
     :func:`allreduce` (ring only).
 
+    Parameters
+    ----------
+    topology_or_ranks : int or Topology
+        Number of ranks p >= 2, or a Topology (one rank per GPU; NVLS takes its NVSwitch
+        planes, the ring its rails).
+    n_bytes : float
+        Total array in bytes (p blocks of ``n_bytes / p``), nccl-tests' "size"; > 0.
+    algorithm : {"ring", "recursive_halving", "nvls"}
+        See above; rank rules in :data:`RANK_RULES`.
+    chunks : int
+        Pipeline slots per step (ring, recursive halving) or per shard (NVLS); >= 1.
+    channels : int, optional
+        Ring only: rings run at once, as in :func:`allreduce`.
+
+    Returns
+    -------
+    Schedule
+        The ops; ``chunk_dest`` says which rank ends with each reduced block.
+
     Examples
     --------
     >>> reduce_scatter(4, 4e6).n_ops
@@ -351,6 +406,24 @@ def allgather(topology_or_ranks, n_bytes: float, algorithm: str = "ring",
     multicast; one NVSwitch domain, planes from a Topology). ``channels``: as in
     :func:`allreduce` (ring only).
 
+    Parameters
+    ----------
+    topology_or_ranks : int or Topology
+        Number of ranks p >= 2, or a Topology (one rank per GPU).
+    n_bytes : float
+        Total gathered array in bytes (p blocks of ``n_bytes / p``), nccl-tests' "size"; > 0.
+    algorithm : {"ring", "recursive_doubling", "nvls"}
+        See above; rank rules in :data:`RANK_RULES`.
+    chunks : int
+        Pipeline slots per step (ring, recursive doubling) or per shard (NVLS); >= 1.
+    channels : int, optional
+        Ring only: rings run at once, as in :func:`allreduce`.
+
+    Returns
+    -------
+    Schedule
+        The ops; ``chunk_owner`` says which rank contributes each block.
+
     Examples
     --------
     >>> allgather(4, 4e6).n_ops
@@ -369,6 +442,24 @@ def broadcast(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
 
     Algorithms: "ring" (a pipelined chain along the ring), "tree" (pipelined binary tree).
 
+    Parameters
+    ----------
+    topology_or_ranks : int or Topology
+        Number of ranks p >= 2, or a Topology (one rank per GPU).
+    n_bytes : float
+        Buffer broadcast, bytes; > 0.
+    algorithm : {"ring", "tree"}
+        "ring": a chain ``root -> root+1 -> ...``; "tree": a binary tree rooted at ``root``.
+    chunks : int
+        Pieces the buffer is pipelined in; >= 1.
+    root : int
+        Rank holding the data, ``0 <= root < p``.
+
+    Returns
+    -------
+    Schedule
+        ``p - 1`` transfers of every piece.
+
     Examples
     --------
     >>> broadcast(4, 1e6, chunks=4, root=2).n_ops
@@ -386,6 +477,24 @@ def alltoall(topology_or_ranks, n_bytes: float, algorithm: str = "direct",
 
     Algorithms: "direct" (everything at once), "ring" (``p - 1`` shifted steps).
     ``block_bytes`` (shape (p, p)) gives ragged blocks instead (Mixture-of-Experts traffic).
+
+    Parameters
+    ----------
+    topology_or_ranks : int or Topology
+        Number of ranks p >= 2, or a Topology (one rank per GPU).
+    n_bytes : float
+        Each rank's send buffer in bytes (p blocks of ``n_bytes / p``, one per destination,
+        its own block staying put); ignored in favour of ``block_bytes`` when that is given.
+    algorithm : {"direct", "ring"}
+        "direct": all ``p (p - 1)`` transfers start at once; "ring": step ``k`` sends to
+        rank ``r + k``, one step after the other.
+    block_bytes : (p, p) array of float, optional
+        Bytes rank s sends to rank d; zero blocks are skipped.
+
+    Returns
+    -------
+    Schedule
+        One copy op per non-empty off-diagonal block.
 
     Examples
     --------
@@ -412,6 +521,31 @@ def cost(collective: str, algorithm: str, n_ranks: int, n_bytes: float, bw_per_d
 
     ``options``: ``ranks_per_node``, ``intra``, ``bw_inter``, ``alpha_inter`` for
     "hierarchical" (see :func:`hierarchical_time`).
+
+    Parameters
+    ----------
+    collective : str
+        A key of :data:`ALGORITHMS`.
+    algorithm : str
+        One of ``ALGORITHMS[collective]``, supporting ``n_ranks`` (:func:`check_supported`).
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Message size in bytes, nccl-tests' "size" (see above); > 0.
+    bw_per_dir : float
+        Each rank's link to the switch, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one GPU-to-GPU message, seconds; >= 0.
+    chunks : int
+        Pipeline depth, as the schedule builders take it; >= 1.
+    **options
+        "hierarchical" only: ``ranks_per_node``, ``intra``, ``bw_inter`` (bytes/s per
+        direction), ``alpha_inter`` (s).
+
+    Returns
+    -------
+    float
+        Time in seconds from the first send to the last arrival.
 
     Examples
     --------

@@ -12,6 +12,11 @@ import numpy as np
 
 from nvlearn.schedule import Schedule, mark_validated
 
+__all__ = [
+    "check_size", "check_ranks", "check_link", "is_power_of_two", "floor_power_of_two", "OpTable",
+    "fold_ranks", "row_pipeline_time",
+]
+
 
 def check_size(n_bytes: float, chunks: int) -> None:
     """ValueError unless ``n_bytes`` > 0 is finite and ``chunks`` is a positive integer."""
@@ -22,7 +27,27 @@ def check_size(n_bytes: float, chunks: int) -> None:
 
 
 def check_ranks(n_ranks: int, minimum: int = 2, what: str = "this collective") -> int:
-    """The rank count as an int, or ValueError if it is not an integer >= ``minimum``."""
+    """The rank count as an int, or ValueError if it is not an integer >= ``minimum``.
+
+    Parameters
+    ----------
+    n_ranks : int
+        The rank count given by the caller (bools are refused).
+    minimum : int
+        Smallest rank count the algorithm handles.
+    what : str
+        Names the algorithm in the error message.
+
+    Returns
+    -------
+    int
+        ``n_ranks`` as a Python int.
+
+    Examples
+    --------
+    >>> check_ranks(8.0)
+    8
+    """
     if isinstance(n_ranks, bool) or int(n_ranks) != n_ranks or n_ranks < minimum:
         raise ValueError(f"{what} needs an integer number of ranks >= {minimum}, got {n_ranks}")
     return int(n_ranks)
@@ -56,7 +81,23 @@ class OpTable:
 
     def add(self, src, dst, chunk, kind) -> np.ndarray:
         """Append ops (arrays, ``kind`` too, broadcast together); returns their ids in the
-        same shape."""
+        same shape.
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            Sending and receiving participant of each op (ranks, then extra participants such as
+            switches).
+        chunk : array_like of int
+            Chunk each op carries (an index into the Schedule's ``chunk_bounds``).
+        kind : int or array_like of int
+            ``OP_COPY`` or ``OP_REDUCE`` (the receiver adds the chunk into its copy).
+
+        Returns
+        -------
+        ndarray of int64
+            The new ops' ids, in the broadcast shape of the inputs.
+        """
         src, dst, chunk, kind = np.broadcast_arrays(
             np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
             np.asarray(chunk, dtype=np.int64), np.asarray(kind, dtype=np.int8),
@@ -67,7 +108,22 @@ class OpTable:
         return ids
 
     def dep(self, ops, deps, kind: int) -> None:
-        """Make each op in ``ops`` wait for the matching op in ``deps`` (-1 entries: none)."""
+        """Make each op in ``ops`` wait for the matching op in ``deps`` (-1 entries: none).
+
+        Parameters
+        ----------
+        ops : array_like of int
+            Ids of the waiting ops.
+        deps : array_like of int
+            Id of the op each one waits for (broadcast against ``ops``); -1 means no dependency.
+        kind : int
+            ``DEP_ARRIVAL`` (wait until that op's data has arrived) or ``DEP_SENT`` (until its
+            transfer has ended at the sender).
+
+        Returns
+        -------
+        None
+        """
         ops, deps = np.broadcast_arrays(np.asarray(ops, dtype=np.int64),
                                         np.asarray(deps, dtype=np.int64))
         keep = deps >= 0
@@ -81,6 +137,30 @@ class OpTable:
         """The Schedule of everything added (duplicate dependencies dropped).
 
         Op sizes are the chunk sizes unless ``op_bytes`` gives them (ragged blocks).
+
+        Parameters
+        ----------
+        collective, algorithm : str
+            Recorded in the Schedule.
+        n_ranks : int
+            Ranks p; participants ``p, p+1, ...`` are the ``participant_role`` nodes.
+        n_bytes : float
+            The collective's size in bytes (nccl-tests' "size").
+        chunk_bounds : (n_chunks + 1,) array of float
+            Chunk edges as fractions of ``n_bytes``, from 0 to 1.
+        chunk_owner, chunk_dest : (n_chunks,) array of int
+            Rank that starts with / must end with each chunk, or -1 for every rank.
+        participant_role : tuple of str
+            Topology node name of each extra participant (a switch for NVLS, a relay).
+        meta : dict, optional
+            Builder details kept in ``Schedule.meta`` (chunks, channels, ...).
+        op_bytes : (n_ops,) array of float, optional
+            Bytes of each op; default the size of its chunk.
+
+        Returns
+        -------
+        Schedule
+            Marked validated: builders' output is trusted.
         """
         src, dst, chunk, kind = (np.concatenate(a) for a in zip(*self._ops, strict=True))
         if self._deps:
@@ -145,6 +225,25 @@ def row_pipeline_time(widths, slot_time: float, alpha: float) -> float:
 
     the ``k`` sum running over the ``K - 1`` row boundaries: each boundary costs the larger
     row's transfer time unless one transfer plus its latency is longer.
+
+    Parameters
+    ----------
+    widths : sequence of int
+        ``m_k``, the transfers per rank in row ``k`` (K rows, K >= 1).
+    slot_time : float
+        ``s``: seconds to send one transfer at link rate.
+    alpha : float
+        Latency of one message, seconds; >= 0.
+
+    Returns
+    -------
+    float
+        ``T`` in seconds.
+
+    Examples
+    --------
+    >>> row_pipeline_time([1, 1, 1], 1.0, 0.5)      # 3 unpipelined steps: 3 (s + alpha)
+    4.5
     """
     m = np.asarray(widths, dtype=np.float64)
     s = float(slot_time)

@@ -30,10 +30,27 @@ from nvlearn.collectives._ops import OpTable, check_link, check_ranks, check_siz
 from nvlearn.collectives.direct import direct_alltoall
 from nvlearn.schedule import DEP_SENT, OP_COPY, Schedule
 
+__all__ = ["ring_alltoall", "ring_alltoall_time", "direct_alltoall_time"]
+
 
 def ring_alltoall(n_ranks: int, n_bytes: float, block_bytes=None) -> Schedule:
     """All-to-all by shifted pairwise exchange; same buffer layout and ``block_bytes`` as
     :func:`~nvlearn.collectives.direct.direct_alltoall` (zero blocks are skipped).
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Each rank's send buffer in bytes (p equal blocks); unused when ``block_bytes`` is given.
+    block_bytes : (p, p) array of float, optional
+        Bytes rank s sends to rank d (ragged, e.g. Mixture-of-Experts traffic).
+
+    Returns
+    -------
+    Schedule
+        Step ``k = 1 .. p-1``: rank s sends block ``(s + k) mod p``, each send after the
+        rank's previous one.
 
     Examples
     --------
@@ -68,6 +85,22 @@ def ring_alltoall_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: f
     """Exact time (s) of :func:`ring_alltoall` with uniform blocks on a single switch:
     ``(p-1) n / (p B) + alpha`` (``n`` the per-rank send buffer).
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Each rank's send buffer in bytes; > 0.
+    bw_per_dir : float
+        Each rank's link, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one message, seconds; >= 0.
+
+    Returns
+    -------
+    float
+        Seconds.
+
     Examples
     --------
     >>> round(ring_alltoall_time(8, 8e9, 100e9, 0.0) * 1e3, 1)
@@ -83,6 +116,16 @@ def direct_alltoall_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha:
     """Exact time (s) of :func:`~nvlearn.collectives.direct.direct_alltoall` with uniform
     blocks on a single switch: ``alpha + (p-1)/p n / B`` (all ``p - 1`` flows of a rank share
     its link and end together).
+
+    Parameters
+    ----------
+    n_ranks, n_bytes, bw_per_dir, alpha
+        As :func:`ring_alltoall_time` (bytes, bytes/s per direction, seconds).
+
+    Returns
+    -------
+    float
+        Seconds; equal to the ring's, since each rank's link is the bottleneck either way.
 
     Examples
     --------

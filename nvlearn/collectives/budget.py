@@ -74,6 +74,12 @@ def estimate_ops(collective: str, algorithm: str, n_ranks: int, chunks: int = 1,
     Returns
     -------
     int
+
+    Examples
+    --------
+    >>> from nvlearn.collectives import allreduce
+    >>> estimate_ops("allreduce", "ring", 8, 4) == allreduce(8, 1e6, chunks=4).n_ops
+    True
     """
     from nvlearn.collectives.registry import REGISTRY
 
@@ -85,7 +91,26 @@ def estimate_ops(collective: str, algorithm: str, n_ranks: int, chunks: int = 1,
 
 
 def check_ops(n_ops: int, what: str, advice: str) -> None:
-    """ValueError, with the estimate and ``advice``, if ``n_ops`` is over :func:`max_ops`."""
+    """ValueError, with the estimate and ``advice``, if ``n_ops`` is over :func:`max_ops`.
+
+    Parameters
+    ----------
+    n_ops : int
+        Estimated ops of the schedule about to be built (:func:`estimate_ops`).
+    what : str
+        Describes that schedule in the message.
+    advice : str
+        What the caller can do instead (fewer chunks, a closed form ...).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If ``n_ops > max_ops()``.
+    """
     limit = max_ops()
     if n_ops > limit:
         raise ValueError(

@@ -24,9 +24,27 @@ import numpy as np
 from nvlearn.collectives.ring import _check, _data_and_prev_deps
 from nvlearn.schedule import OP_COPY, Schedule, mark_validated
 
+__all__ = ["chain_broadcast", "chain_broadcast_time"]
+
 
 def chain_broadcast(n_ranks: int, n_bytes: float, chunks: int = 1, root: int = 0) -> Schedule:
     """Pipelined chain broadcast of ``n_bytes`` from ``root`` as a Schedule.
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2 on the chain ``root -> root+1 -> ... -> root-1`` (mod p).
+    n_bytes : float
+        Buffer broadcast, bytes; > 0.
+    chunks : int
+        Pieces; each rank forwards piece ``j`` as soon as it has arrived; >= 1.
+    root : int
+        Rank holding the data, ``0 <= root < p``.
+
+    Returns
+    -------
+    Schedule
+        ``(p - 1) chunks`` copy ops.
 
     Examples
     --------
@@ -76,6 +94,24 @@ def chain_broadcast_time(
     n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: float, chunks: int = 1
 ) -> float:
     """Closed form ``(p-1)(alpha + s) + (chunks-1) s``, ``s = n / (chunks B)`` (seconds).
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p on the chain.
+    n_bytes : float
+        Buffer broadcast, bytes; > 0.
+    bw_per_dir : float
+        Link bandwidth, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one hop's message, seconds; >= 0.
+    chunks : int
+        Pipeline pieces; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds until the last rank has the last piece.
 
     Examples
     --------

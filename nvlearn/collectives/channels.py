@@ -69,6 +69,11 @@ from nvlearn.collectives.hierarchical import rank_groups
 from nvlearn.collectives.ring import _check, channel_ring_schedule, ring_schedule
 from nvlearn.schedule import Schedule
 
+__all__ = [
+    "node_groups", "rank_rails", "default_channels", "ring_orders", "check_channels",
+    "channel_ring", "tree_chains",
+]
+
 
 def node_groups(topology, n_ranks: int) -> np.ndarray:
     """Ranks by node, shape (G, q), from the Topology's boxes; one row if it has none.
@@ -192,6 +197,27 @@ def channel_ring(collective: str, topology_or_ranks, n_bytes: float, chunks: int
     rank count, a single node, boxes without rails such as the NVLink pod) is exactly
     :func:`~nvlearn.collectives.ring.ring_schedule` (the ring ``0 -> 1 -> ...``), which is
     built directly rather than through the generic multi-ring builder.
+
+    Parameters
+    ----------
+    collective : {"allreduce", "reduce_scatter", "allgather"}
+        The ring collective.
+    topology_or_ranks : int or Topology
+        A rank count p >= 2 (one channel, no relays), or a Topology whose nodes and NIC rails
+        set the orders and PXN relays.
+    n_bytes : float
+        Bytes, as :func:`~nvlearn.collectives.ring.ring_schedule` counts them (per-rank buffer
+        for all-reduce, total array otherwise); > 0.
+    chunks : int
+        Pipeline slots per step and channel; >= 1.
+    channels : int, optional
+        Rings run at once, each on ``1/channels`` of every block; >= 1.
+
+    Returns
+    -------
+    Schedule
+        The ring schedule; relays, if any, are extra participants named in
+        ``participant_role``, and ``meta["channels"]`` records the channel count.
 
     Examples
     --------

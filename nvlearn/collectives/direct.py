@@ -12,6 +12,11 @@ rank's link carries ``(p-1)/p * n`` each way:
 In the Schedule the modelled buffer holds all ``p * p`` blocks (``n_bytes = p * n``; chunk
 ``s * p + d`` is rank s's block for rank d) so that each rank's send and receive blocks are
 distinct chunks; ``Schedule.nccl_size`` gives back ``n``.
+
+References
+----------
+R. Thakur, R. Rabenseifner and W. Gropp, "Optimization of collective communication
+operations in MPICH", IJHPCA 19(1):49-66, 2005 (all-to-all algorithms and their costs).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import numpy as np
 
 from nvlearn.collectives.ring import _check
 from nvlearn.schedule import OP_COPY, Schedule, mark_validated
+
+__all__ = ["direct_alltoall"]
 
 
 def direct_alltoall(
@@ -30,8 +37,9 @@ def direct_alltoall(
     Parameters
     ----------
     n_ranks : int
+        Ranks p >= 2.
     n_bytes : float
-        Per-rank send buffer (nccl-tests' size) when blocks are uniform.
+        Per-rank send buffer in bytes (nccl-tests' size) when blocks are uniform.
     block_bytes : array_like, shape (n_ranks, n_ranks), optional
         Ragged blocks: ``block_bytes[s, d]`` bytes from rank s to rank d (the diagonal stays
         local and moves nothing; a zero block is simply not sent). Overrides ``n_bytes``;
@@ -42,6 +50,11 @@ def direct_alltoall(
         *non-empty* block, in s-major order, so a buffer laid out block by block maps each
         block to its own element range — what the data plane needs for sparse, ragged
         traffic such as Mixture-of-Experts token rows.
+
+    Returns
+    -------
+    Schedule
+        One copy op per non-empty off-diagonal block, none depending on another.
 
     Examples
     --------

@@ -58,6 +58,11 @@ from nvlearn.collectives._ops import OpTable, check_link, check_ranks, check_siz
 from nvlearn.collectives.tree import _add_tree_allreduce, binary_tree, tree_phase_time
 from nvlearn.schedule import Schedule
 
+__all__ = [
+    "double_binary_trees", "double_binary_tree_allreduce", "double_binary_tree_time",
+    "double_binary_tree_time_textbook",
+]
+
 
 def double_binary_trees(n_ranks: int) -> tuple[np.ndarray, np.ndarray]:
     """The two trees (parent arrays, -1 for the root); every rank interior in at most one.
@@ -101,6 +106,20 @@ def double_binary_tree_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1) 
     """Double binary tree all-reduce: tree A reduces and broadcasts the first half of the
     buffer, tree B the second, each in ``chunks`` pieces.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    chunks : int
+        Pieces of each half-buffer, pipelined down and up its tree; >= 1.
+
+    Returns
+    -------
+    Schedule
+        ``2 chunks`` chunks (tree A's first), two phases of ``p - 1`` edges per chunk.
+
     Examples
     --------
     >>> s = double_binary_tree_allreduce(8, 1e6, chunks=2)
@@ -124,6 +143,24 @@ def double_binary_tree_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alp
     ``T = 2 max(T_phase(A), T_phase(B))`` with ``s = n / (2 chunks B)`` (module docstring);
     same fluid model as :func:`~nvlearn.collectives.tree.tree_allreduce_time`.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    bw_per_dir : float
+        Each rank's link to the switch, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one GPU-to-GPU message, seconds; >= 0.
+    chunks : int
+        Pieces per half-buffer; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
+
     Examples
     --------
     >>> round(double_binary_tree_time(8, 1e9, 100e9, 0.0, chunks=64) * 1e3, 2)   # ~ 2n/B
@@ -143,6 +180,16 @@ def double_binary_tree_time_textbook(n_ranks: int, n_bytes: float, bw_per_dir: f
 
     Sanders, Speck & Traeff (2009). An upper-bound style count; compare
     :func:`double_binary_tree_time`.
+
+    Parameters
+    ----------
+    n_ranks, n_bytes, bw_per_dir, alpha, chunks
+        As :func:`double_binary_tree_time` (bytes, bytes/s per direction, seconds).
+
+    Returns
+    -------
+    float
+        Seconds; at or above the exact time of the same schedule.
 
     Examples
     --------

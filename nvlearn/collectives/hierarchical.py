@@ -46,6 +46,8 @@ from nvlearn.collectives.nvls import _add_nvls, _check_switches, nvls_phase_time
 from nvlearn.collectives.ring import add_rings, ring_time
 from nvlearn.schedule import Schedule
 
+__all__ = ["INTRA", "rank_groups", "check_groups", "hierarchical_allreduce", "hierarchical_time"]
+
 INTRA = ("ring", "nvls")
 
 
@@ -54,6 +56,21 @@ def rank_groups(n_ranks: int, ranks_per_node: int | None = None, topology=None) 
 
     With ``ranks_per_node`` (q), ranks ``g q .. g q + q - 1`` form node ``g``. Otherwise the
     Topology's ``node_box`` of each rank's GPU decides (boxes in order of first rank).
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 1.
+    ranks_per_node : int, optional
+        GPUs per node q, a positive divisor of p; ranks are then grouped in order.
+    topology : Topology, optional
+        Read the grouping from its ``node_box`` when ``ranks_per_node`` is not given; every node
+        must hold the same number of the first p GPUs.
+
+    Returns
+    -------
+    ndarray of int, shape (G, q)
+        Row ``g``: the ranks of node ``g``, ascending.
 
     Examples
     --------
@@ -133,6 +150,11 @@ def hierarchical_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
         NVSwitch planes for ``intra="nvls"`` (default: one ``"switch"`` per node, i.e. a
         single switch).
 
+    Returns
+    -------
+    Schedule
+        The three phases' ops, phase by phase.
+
     Examples
     --------
     >>> s = hierarchical_allreduce(8, 8e6, ranks_per_node=4)
@@ -205,6 +227,34 @@ def hierarchical_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: fl
     Exact on one uncontended switch (``bw_inter``/``alpha_inter`` default to the intra-node
     values, one NVSwitch plane). ``alpha`` is a GPU-to-GPU message latency inside a node
     (an NVLS hop costs ``alpha / 2``), ``alpha_inter`` across nodes.
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p = G q >= 2.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    bw_per_dir : float
+        Each GPU's link inside a node, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one GPU-to-GPU message inside a node, seconds; >= 0.
+    chunks : int
+        Pipeline slots per block of the inter-node ring (the intra-node phases use ``G chunks``
+        slots); >= 1.
+    ranks_per_node : int
+        q, a divisor of p; 1 makes it a flat ring across nodes.
+    intra : {"ring", "nvls"}
+        The intra-node reduce-scatter and all-gather.
+    bw_inter : float, optional
+        Each GPU's share of the inter-node network, bytes/s per direction (default
+        ``bw_per_dir``).
+    alpha_inter : float, optional
+        Latency of one inter-node message, seconds (default ``alpha``).
+
+    Returns
+    -------
+    float
+        Seconds: the three phases' times added.
 
     Examples
     --------

@@ -29,6 +29,8 @@ alltoall,broadcast,reduce}.cu (getBw functions).
 
 from __future__ import annotations
 
+__all__ = ["busbw_factor", "algbw", "busbw"]
+
 _FACTOR_KINDS = {
     "allreduce": "2(n-1)/n",
     "reduce_scatter": "(n-1)/n",
@@ -79,6 +81,23 @@ def algbw(n_bytes: float, time: float) -> float:
 
 def busbw(collective: str, n_bytes: float, n_ranks: int, time: float) -> float:
     """Bus bandwidth in bytes/s: ``algbw * busbw_factor(collective, n_ranks)``.
+
+    Parameters
+    ----------
+    collective : str
+        "allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast" or "reduce".
+    n_bytes : float
+        nccl-tests' "size" in bytes (per-rank buffer for all-reduce, total array for
+        reduce-scatter / all-gather); > 0.
+    n_ranks : int
+        Ranks p.
+    time : float
+        Measured or simulated time, seconds; > 0.
+
+    Returns
+    -------
+    float
+        Bus bandwidth, bytes/s per rank per direction (comparable to a link's rate).
 
     Examples
     --------

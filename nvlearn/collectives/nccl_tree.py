@@ -58,6 +58,8 @@ from nvlearn.collectives.hierarchical import check_groups
 from nvlearn.collectives.tree import _add_tree_allreduce, tree_phase_time
 from nvlearn.schedule import Schedule
 
+__all__ = ["nccl_tree_parents", "nccl_tree_allreduce", "nccl_tree_time"]
+
 
 def _chained(chains: np.ndarray, node_parent: np.ndarray) -> np.ndarray:
     """Parent array over ranks: each node's chain, its head hung under the parent node's."""
@@ -110,6 +112,11 @@ def nccl_tree_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1, *, groups
     channels : int
         Tree channels C (each run on both node trees).
 
+    Returns
+    -------
+    Schedule
+        ``2 channels chunks`` chunks, each reduced up and broadcast down its tree.
+
     Examples
     --------
     >>> s = nccl_tree_allreduce(8, 1e6, chunks=2, groups=[[0, 1, 2, 3], [4, 5, 6, 7]])
@@ -136,6 +143,24 @@ def nccl_tree_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: float
     ``T = 2 [(p-1)(s + alpha) + (chunks-1) s]``, ``s = n / (chunks B)``: the two half-buffer
     chains share every link (module docstring). Same fluid model as
     :func:`~nvlearn.collectives.tree.tree_allreduce_time`.
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2, all in one node.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    bw_per_dir : float
+        Each rank's link to the switch, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one GPU-to-GPU message, seconds; >= 0.
+    chunks : int
+        Pieces per half-buffer; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------

@@ -47,6 +47,9 @@ References
 NVIDIA NCCL 2.30 src/graph/tuning.cc (NVLS model), src/device/all_reduce.h (NVLS kernels);
 NVIDIA H100 Tensor Core GPU Architecture white paper (2022), Sec. "NVLink SHARP";
 PTX ISA, multimem.ld_reduce / multimem.st.
+R. L. Graham et al., "Scalable Hierarchical Aggregation Protocol (SHArP): a hardware
+architecture for efficient data reduction", COMHPC workshop, SC 2016 (reduction in the
+switch, the idea NVLS brings to NVSwitch).
 """
 
 from __future__ import annotations
@@ -55,6 +58,11 @@ import numpy as np
 
 from nvlearn.collectives._ops import OpTable, check_link, check_ranks, check_size
 from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule
+
+__all__ = [
+    "NVLS_LAG", "nvswitch_planes", "nvls_allreduce", "nvls_reduce_scatter", "nvls_allgather",
+    "nvls_time", "nvls_time_ideal", "nvls_phase_time",
+]
 
 #: Slots in flight between a rank's reduced-shard request and its multicast. NCCL keeps
 #: NCCL_STEPS = 8 slots per channel (src/include/device.h); the model lets half of them sit
@@ -226,6 +234,12 @@ def nvls_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
         the buffer it reduces (normalised). Default: one switch named ``"switch"``, as in
         :func:`~nvlearn.topology.single_switch`; see :func:`nvswitch_planes`.
 
+    Returns
+    -------
+    Schedule
+        Reduce ops into the switch participants (named in ``participant_role``), then the
+        multicast copies down to every rank.
+
     Examples
     --------
     >>> s = nvls_allreduce(8, 8e6)
@@ -243,6 +257,23 @@ def nvls_reduce_scatter(n_ranks: int, n_bytes: float, chunks: int = 1,
     the shard's owner): it sends ``n`` and receives its reduced shard, ``n / p``. ``n_bytes``
     is the total array (nccl-tests' size); ``chunks`` slots per shard; ``switches`` as in
     :func:`nvls_allreduce`. Time on one switch: :func:`nvls_phase_time`.
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2, all on one NVSwitch domain.
+    n_bytes : float
+        Total array in bytes (p shards of ``n_bytes / p``); > 0.
+    chunks : int
+        Slots per shard; >= 1.
+    switches : sequence of (str, float)
+        NVSwitch planes as (topology node name, share of each GPU's links), as
+        :func:`nvls_allreduce` takes them.
+
+    Returns
+    -------
+    Schedule
+        Reduce ops into the switch participants, then one copy per rank and slot back down.
 
     Examples
     --------
@@ -262,6 +293,22 @@ def nvls_allgather(n_ranks: int, n_bytes: float, chunks: int = 1,
     shard included, as the multicast does). ``n_bytes`` is the total array; ``chunks`` slots
     per shard. Time on one switch: :func:`nvls_phase_time`.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2, all on one NVSwitch domain.
+    n_bytes : float
+        Total gathered array in bytes (p shards of ``n_bytes / p``); > 0.
+    chunks : int
+        Slots per shard; >= 1.
+    switches : sequence of (str, float)
+        NVSwitch planes, as :func:`nvls_allreduce` takes them.
+
+    Returns
+    -------
+    Schedule
+        One copy per rank and slot up to the switch, then the multicast copies down.
+
     Examples
     --------
     >>> s = nvls_allgather(8, 8e6)
@@ -279,6 +326,24 @@ def nvls_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: float,
     shared in proportion to the planes' links), each GPU<->switch hop takes ``alpha / 2``
     (``alpha`` = a GPU-to-GPU message through the switch), flows sharing a link share it
     equally. Evaluates the recurrence in the module docstring.
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    bw_per_dir : float
+        Each GPU's bandwidth to the switch over all planes, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one GPU-to-GPU message through the switch, seconds (a hop is half); >= 0.
+    chunks : int
+        Slots per shard; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------
@@ -312,6 +377,22 @@ def nvls_time_ideal(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: floa
     directions busy at once, two round trips through the switch (NCCL's NVLS model without
     its efficiency factor).
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    bw_per_dir : float
+        Each GPU's bandwidth to the switch, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one GPU-to-GPU message through the switch, seconds; >= 0.
+
+    Returns
+    -------
+    float
+        Seconds; a lower bound on :func:`nvls_time`.
+
     Examples
     --------
     >>> round(nvls_time_ideal(8, 1e9, 450e9, 0.0) * 1e3, 3)     # 1.125 GB at 450 GB/s
@@ -335,6 +416,24 @@ def nvls_phase_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: floa
     image: short uplink rounds (``sigma / p``), then the multicast rounds (``sigma``) back to
     back on every downlink. Also the intra-node phases of the hierarchical all-reduce with
     ``intra="nvls"``. Same model as :func:`nvls_time`.
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 1.
+    n_bytes : float
+        Total array in bytes; > 0.
+    bw_per_dir : float
+        Each GPU's bandwidth to the switch, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one GPU-to-GPU message through the switch, seconds; >= 0.
+    rounds : int
+        Slots per shard; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------

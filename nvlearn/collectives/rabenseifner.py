@@ -62,6 +62,12 @@ from nvlearn.collectives._ops import (
 )
 from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule
 
+__all__ = [
+    "rabenseifner_allreduce", "recursive_halving_reduce_scatter", "recursive_doubling_allgather",
+    "rabenseifner_time", "rabenseifner_time_textbook", "recursive_halving_time",
+    "recursive_doubling_allgather_time",
+]
+
 
 def _require_power_of_two(p: int, name: str) -> None:
     if not is_power_of_two(p):
@@ -159,6 +165,21 @@ class _Rows:
 def rabenseifner_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1) -> Schedule:
     """Rabenseifner all-reduce (any p >= 2; non-powers of two folded as MPICH does).
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    chunks : int
+        Slots per block (each of the p' blocks is sent in ``chunks`` pieces); >= 1.
+
+    Returns
+    -------
+    Schedule
+        Recursive-halving reduce-scatter then recursive-doubling all-gather over p' ranks, with
+        the fold's extra exchanges first and last when p is not a power of two.
+
     Examples
     --------
     >>> s = rabenseifner_allreduce(8, 8e6)
@@ -184,6 +205,20 @@ def rabenseifner_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1) -> Sch
 def recursive_halving_reduce_scatter(n_ranks: int, n_bytes: float, chunks: int = 1) -> Schedule:
     """Reduce-scatter by recursive halving (p a power of two); ``n_bytes`` = total array.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p, a power of two >= 2.
+    n_bytes : float
+        Total array in bytes (p blocks of ``n_bytes / p``); > 0.
+    chunks : int
+        Slots per block; >= 1.
+
+    Returns
+    -------
+    Schedule
+        ``log2 p`` exchange rounds, halving the data each round.
+
     Examples
     --------
     >>> s = recursive_halving_reduce_scatter(4, 4e6)
@@ -204,6 +239,20 @@ def recursive_halving_reduce_scatter(n_ranks: int, n_bytes: float, chunks: int =
 
 def recursive_doubling_allgather(n_ranks: int, n_bytes: float, chunks: int = 1) -> Schedule:
     """All-gather by recursive doubling (p a power of two); ``n_bytes`` = total array.
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p, a power of two >= 2.
+    n_bytes : float
+        Total gathered array in bytes (p blocks of ``n_bytes / p``); > 0.
+    chunks : int
+        Slots per block; >= 1.
+
+    Returns
+    -------
+    Schedule
+        ``log2 p`` exchange rounds, doubling the data each round.
 
     Examples
     --------
@@ -237,6 +286,24 @@ def rabenseifner_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: fl
     simulator's fluid model). The formula is in the module docstring
     (``s = n / (p' chunks B)``, ``p'`` the power of two ``<= p``).
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    bw_per_dir : float
+        Each rank's link, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one message, seconds; >= 0.
+    chunks : int
+        Slots per block; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
+
     Examples
     --------
     >>> round(rabenseifner_time(8, 1e9, 100e9, 0.0) * 1e3, 3)   # 2 (p-1)/p n / B
@@ -260,6 +327,24 @@ def rabenseifner_time_textbook(n_ranks: int, n_bytes: float, bw_per_dir: float, 
 
     For a non-power of two MPICH's fold adds ``2 alpha + 2 n beta + n gamma`` (with ``p'``,
     the power of two below ``p``, in place of ``p``). Thakur, Rabenseifner & Gropp (2005).
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    bw_per_dir : float
+        Link bandwidth, bytes/s per direction (``beta = 1 / bw_per_dir`` s/byte); > 0.
+    alpha : float
+        Latency per message, seconds; >= 0.
+    gamma : float
+        Reduction cost, seconds per byte; >= 0.
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------
@@ -285,6 +370,24 @@ def recursive_halving_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alph
 
     Textbook (Thakur et al. 2005): ``lg p alpha + (p-1)/p n beta``.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p, a power of two >= 2.
+    n_bytes : float
+        Total array in bytes; > 0.
+    bw_per_dir : float
+        Each rank's link, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one message, seconds; >= 0.
+    chunks : int
+        Slots per block (``c``); >= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
+
     Examples
     --------
     >>> round(recursive_halving_time(8, 1e9, 100e9, 0.0) * 1e3, 3)
@@ -304,6 +407,17 @@ def recursive_doubling_allgather_time(n_ranks: int, n_bytes: float, bw_per_dir: 
     ``c s + alpha + sum_{k=1}^{L-1} max(2^k c s, s + alpha)``, ``s = n / (p chunks B)``.
 
     Textbook (Thakur et al. 2005): ``lg p alpha + (p-1)/p n beta``.
+
+    Parameters
+    ----------
+    n_ranks, n_bytes, bw_per_dir, alpha, chunks
+        As :func:`recursive_halving_time` (p a power of two; ``n_bytes`` the total gathered
+        array; bytes, bytes/s per direction, seconds).
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------

@@ -50,6 +50,10 @@ from nvlearn.collectives._ops import (
 )
 from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule
 
+__all__ = [
+    "recursive_doubling_allreduce", "recursive_doubling_time", "recursive_doubling_time_textbook",
+]
+
 
 def recursive_doubling_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
                                  gpu_names: tuple[str, ...] | None = None) -> Schedule:
@@ -63,6 +67,12 @@ def recursive_doubling_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1,
         Topology node name of each rank's GPU (roles of the receive buffers); default
         ``"gpu0", "gpu1", ...`` as :func:`~nvlearn.topology.single_switch` and
         :func:`~nvlearn.topology.dgx_h100` name them.
+
+    Returns
+    -------
+    Schedule
+        ``log2 p'`` exchange rounds (plus the fold for other p), each rank's full buffer per
+        round.
 
     Examples
     --------
@@ -130,6 +140,25 @@ def recursive_doubling_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alp
     adds ``chunks s + alpha``. Each rank has one link of
     ``bw_per_dir`` bytes/s per direction, a message arrives ``alpha`` s after its transfer.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2 (any; a non-power of two is folded onto p', the largest power of two
+        below it).
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    bw_per_dir : float
+        Each rank's link, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one message, seconds; >= 0.
+    chunks : int
+        Slots per exchange; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
+
     Examples
     --------
     >>> round(recursive_doubling_time(8, 1e9, 100e9, 0.0) * 1e3, 3)    # 3 n / B
@@ -151,6 +180,24 @@ def recursive_doubling_time_textbook(n_ranks: int, n_bytes: float, bw_per_dir: f
     """Textbook cost ``lg p (alpha + n beta + n gamma)`` (p a power of two); MPICH's fold
     adds two steps for other p: ``(floor(lg p) + 2) (alpha + n beta) + (floor(lg p) + 1) n
     gamma``. Thakur, Rabenseifner & Gropp (2005).
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    bw_per_dir : float
+        Link bandwidth, bytes/s per direction (``beta = 1 / bw_per_dir`` s/byte); > 0.
+    alpha : float
+        Latency per message, seconds; >= 0.
+    gamma : float
+        Reduction cost, seconds per byte; 0 for the simulator's free reductions.
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------

@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from nvlearn.collectives import builders
+import nvlearn.collectives.builders as builders
 from nvlearn.collectives.alltoall_ring import direct_alltoall_time, ring_alltoall_time
 from nvlearn.collectives.builders import BuildRequest
 from nvlearn.collectives.chain import chain_broadcast_time

@@ -40,6 +40,8 @@ import numpy as np
 from nvlearn.collectives._ops import OpTable
 from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule, mark_validated
 
+__all__ = ["ring_schedule", "ring_time", "add_rings", "channel_ring_schedule"]
+
 _STEPS = {"reduce_scatter": "rs", "allgather": "ag", "allreduce": "rs+ag"}
 
 
@@ -95,13 +97,19 @@ def ring_schedule(collective: str, n_ranks: int, n_bytes: float, chunks: int = 1
     Parameters
     ----------
     collective : {"allreduce", "reduce_scatter", "allgather"}
+        The ring collective (all-reduce is reduce-scatter then all-gather).
     n_ranks : int
-        Ranks on the ring (p).
+        Ranks on the ring (p >= 2).
     n_bytes : float
         Bytes: the per-rank buffer for all-reduce; the total array (p x per-rank shard)
         for reduce-scatter and all-gather, as nccl-tests counts them.
     chunks : int
-        Pipeline slots per step (see the module docstring).
+        Pipeline slots per step (see the module docstring); >= 1.
+
+    Returns
+    -------
+    Schedule
+        ``K p chunks`` ops, ``K = 2(p-1)`` steps for all-reduce and ``p-1`` otherwise.
 
     Examples
     --------
@@ -177,10 +185,23 @@ def ring_time(
 
     Parameters
     ----------
+    collective : {"allreduce", "reduce_scatter", "allgather"}
+        The ring collective.
+    n_ranks : int
+        Ranks on the ring (p >= 2).
+    n_bytes : float
+        Bytes, as :func:`ring_schedule` counts them; > 0.
     bw_per_dir : float
-        Each rank's link bandwidth, bytes/s per direction.
+        Each rank's link bandwidth, bytes/s per direction; > 0.
     alpha : float
-        Latency per message, seconds.
+        Latency per message, seconds; >= 0.
+    chunks : int
+        Pipeline slots per step; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------
@@ -220,18 +241,25 @@ def add_rings(ops: OpTable, rings: np.ndarray, segs: np.ndarray, part: str,
     Parameters
     ----------
     ops : OpTable
-    rings : (R, m) ranks of each ring, in ring order (m >= 2).
-    segs : (R, m, S) chunk ids of segment ``x`` of ring ``i``, slot by slot; after a
-        reduce-scatter position ``x`` holds segment ``x`` (as :func:`ring_schedule`).
-    part : "reduce_scatter", "allgather" or "allreduce".
-    entry : (R, m, E) ops each position waits for (arrival) before its first send.
-    relay : (R, m) participant that relays the hop ``x -> x+1`` (NCCL's PXN), or -1.
+        The table the ops and dependencies are added to.
+    rings : ndarray of int, shape (R, m)
+        Ranks of each ring, in ring order (m >= 2).
+    segs : ndarray of int, shape (R, m, S)
+        Chunk ids of segment ``x`` of ring ``i``, slot by slot; after a reduce-scatter
+        position ``x`` holds segment ``x`` (as :func:`ring_schedule`).
+    part : {"reduce_scatter", "allgather", "allreduce"}
+        Which ring phases to add.
+    entry : ndarray of int, shape (R, m, E), optional
+        Ops each position waits for (arrival) before its first send.
+    relay : ndarray of int, shape (R, m), optional
+        Participant that relays the hop ``x -> x+1`` (NCCL's PXN), or -1.
         A relayed hop is two ops: a copy into the relay, then the relay's send (same kind
         as a direct hop); the relay forwards its slots in order, like a rank.
 
     Returns
     -------
-    (R, m) the last op arriving at each position.
+    ndarray of int, shape (R, m)
+        The last op arriving at each position.
     """
     R, m = rings.shape
     i, x = np.arange(R)[None, :, None], np.arange(m)[None, None, :]
@@ -266,9 +294,13 @@ def channel_ring_schedule(collective: str, orders, n_bytes: float, chunks: int =
     """A ring collective on several channels: channel ``i`` runs its own ring ``orders[i]``
     over its own ``1/C`` of every rank's block (NCCL's channels; src/graph/connect.cc).
 
+    Chunk ``(r C + i) chunks + j`` is slot ``j`` of channel ``i``'s part of block ``r``, so
+    each rank's reduce-scatter result (all-gather input) is one contiguous block.
+
     Parameters
     ----------
     collective : {"allreduce", "reduce_scatter", "allgather"}
+        The ring collective.
     orders : (C, p) array of int
         Rank order of each channel's ring; each row a permutation of ``0 .. p-1``.
     n_bytes, chunks
@@ -278,8 +310,10 @@ def channel_ring_schedule(collective: str, orders, n_bytes: float, chunks: int =
     relay_roles : tuple of str
         Topology node name of each relay participant ``p, p+1, ...``.
 
-    Chunk ``(r C + i) chunks + j`` is slot ``j`` of channel ``i``'s part of block ``r``, so
-    each rank's reduce-scatter result (all-gather input) is one contiguous block.
+    Returns
+    -------
+    Schedule
+        ``meta["channels"]`` is C, ``meta["orders"]`` the rings.
 
     Examples
     --------

@@ -65,6 +65,12 @@ import numpy as np
 from nvlearn.collectives._ops import OpTable, check_link, check_ranks, check_size
 from nvlearn.schedule import DEP_ARRIVAL, DEP_SENT, OP_COPY, OP_REDUCE, Schedule
 
+__all__ = [
+    "binary_tree", "MAX_TREE_ARITY", "tree_children", "tree_depth", "tree_allreduce",
+    "tree_broadcast", "tree_phase_time", "tree_allreduce_time", "tree_allreduce_time_textbook",
+    "tree_broadcast_time",
+]
+
 
 def binary_tree(n_ranks: int) -> np.ndarray:
     """Parent of each rank in NCCL's in-order binary tree (-1 for the root).
@@ -217,6 +223,11 @@ def tree_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1) -> Schedule:
     chunks : int
         Pieces the buffer is pipelined in.
 
+    Returns
+    -------
+    Schedule
+        ``2 (p - 1) chunks`` ops: reduce towards the root, then broadcast back.
+
     Examples
     --------
     >>> s = tree_allreduce(7, 1e6, chunks=4)
@@ -234,6 +245,23 @@ def tree_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1) -> Schedule:
 
 def tree_broadcast(n_ranks: int, n_bytes: float, chunks: int = 1, root: int = 0) -> Schedule:
     """Pipelined binary-tree broadcast from ``root`` (the in-order tree, relabelled).
+
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Buffer broadcast, bytes; > 0.
+    chunks : int
+        Pieces pipelined down the tree; >= 1.
+    root : int
+        Rank holding the data, ``0 <= root < p``; the tree is :func:`binary_tree` with its
+        labels shifted so that its root is ``root``.
+
+    Returns
+    -------
+    Schedule
+        ``(p - 1) chunks`` copy ops.
 
     Examples
     --------
@@ -264,6 +292,22 @@ def tree_phase_time(parent: np.ndarray, slot_time: float, alpha: float, chunks: 
     ``max_l [sum_a (k_a s + alpha) + (chunks - 1) s max_a k_a]`` over leaves ``l`` and their
     ancestors ``a`` with ``k_a`` children; ``s = slot_time``, the time one chunk takes on a
     link alone.
+
+    Parameters
+    ----------
+    parent : (p,) array of int
+        Parent of each rank, -1 for the root (:func:`binary_tree`, a chain ...).
+    slot_time : float
+        ``s``: seconds one chunk takes on a link alone.
+    alpha : float
+        Latency of one message, seconds; >= 0.
+    chunks : int
+        Pieces pipelined through the tree; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds for the phase.
 
     Examples
     --------
@@ -298,6 +342,24 @@ def tree_allreduce_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: 
     tree) ``T = 2 [D (2 s + alpha) + 2 (chunks - 1) s]``. Sanders, Speck & Traeff (2009);
     Thakur, Rabenseifner & Gropp (2005) — see the module docstring for the textbook form.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p >= 2.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    bw_per_dir : float
+        Each rank's link, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one message, seconds; >= 0.
+    chunks : int
+        Pieces pipelined up and down the tree; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
+
     Examples
     --------
     >>> t = tree_allreduce_time(7, 1e9, 100e9, 1e-6, chunks=8)
@@ -321,6 +383,18 @@ def tree_allreduce_time_textbook(n_ranks: int, n_bytes: float, bw_per_dir: float
     Thakur, Rabenseifner & Gropp (2005). Differs from :func:`tree_allreduce_time` as the
     module docstring explains.
 
+    Parameters
+    ----------
+    n_ranks, n_bytes, bw_per_dir, alpha, chunks
+        As :func:`tree_allreduce_time` (bytes, bytes/s per direction, seconds).
+    gamma : float
+        Reduction cost, seconds per byte; >= 0.
+
+    Returns
+    -------
+    float
+        Seconds.
+
     Examples
     --------
     >>> round(tree_allreduce_time_textbook(7, 1e9, 100e9, 1e-6, chunks=8) * 1e3, 3)
@@ -338,6 +412,16 @@ def tree_allreduce_time_textbook(n_ranks: int, n_bytes: float, bw_per_dir: float
 def tree_broadcast_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: float,
                         chunks: int = 1) -> float:
     """Exact time (s) of :func:`tree_broadcast` on one uncontended switch (one phase).
+
+    Parameters
+    ----------
+    n_ranks, n_bytes, bw_per_dir, alpha, chunks
+        As :func:`tree_allreduce_time` (bytes, bytes/s per direction, seconds).
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------

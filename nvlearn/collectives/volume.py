@@ -22,6 +22,11 @@ NVIDIA NCCL 2.30 src/graph/tuning.cc (NVLS bandwidth model).
 
 from __future__ import annotations
 
+__all__ = [
+    "ring_allreduce_bytes_per_rank", "nvls_allreduce_bytes_per_rank", "in_network_traffic_saving",
+    "ideal_in_network_speedup",
+]
+
 
 def _check(p: int, n_bytes: float) -> None:
     if int(p) != p or p < 2:

@@ -32,6 +32,18 @@ Modelling choices: the stages of ``"dedup"`` run one after the other (stage 2 st
 stage 1 has finished everywhere); DeepEP overlaps them, so the real time lies between the
 slower stage and the sum. Expert computation, the router, and permutation copies inside a
 GPU are not timed — only the fabric.
+
+References
+----------
+D. Lepikhin et al., "GShard", arXiv:2006.16668, 2020 (capacity-padded all-to-all dispatch and
+combine).
+S. Rajbhandari et al., "DeepSpeed-MoE: advancing mixture-of-experts inference and training to
+power next-generation AI scale", ICML 2022 (expert-parallel all-to-all).
+DeepSeek-AI, "DeepSeek-V3 technical report", arXiv:2412.19437, 2024, and the DeepEP library
+(github.com/deepseek-ai/DeepEP) (node-limited dispatch: one copy per node over the network,
+then NVLink inside it).
+R. Thakur, R. Rabenseifner and W. Gropp, IJHPCA 19(1):49-66, 2005 (the direct all-to-all's
+cost, :func:`alltoall_time_formula`).
 """
 
 from __future__ import annotations
@@ -46,6 +58,12 @@ from nvlearn.moe.router import Routing
 from nvlearn.schedule import Schedule
 from nvlearn.sim import HotLink, SimResult, simulate
 from nvlearn.topology import LINK_KIND_KEYS
+
+__all__ = [
+    "MODES", "dispatch_rows", "gpu_dedup_rows", "padded_rows", "relay_gpu", "dedup_rows",
+    "traffic_matrix", "ragged_alltoall", "stage_rows", "GPUTraffic", "MoEComm", "gpu_boxes",
+    "simulate_moe", "alltoall_time_formula",
+]
 
 MODES = ("flat", "padded", "dedup", "gpu_dedup")
 
@@ -189,6 +207,7 @@ def traffic_matrix(routing: Routing, hidden: int, bytes_per_elem: float = 2.0, *
     Parameters
     ----------
     routing : Routing
+        Which expert (and so which GPU) each token's kept choices go to (:func:`route`).
     hidden : int
         Elements per token row (the model's hidden size).
     bytes_per_elem : float
@@ -438,6 +457,7 @@ def simulate_moe(topology, routing: Routing, hidden: int, *, mode: str = "flat",
     topology : Topology
         One GPU per rank of the routing (``topology.n_gpus == routing.n_gpus``).
     routing : Routing
+        The routed batch (:func:`~nvlearn.moe.router.route`).
     hidden : int
         Elements per token row.
     mode : {"flat", "padded", "dedup", "gpu_dedup"}
@@ -450,6 +470,7 @@ def simulate_moe(topology, routing: Routing, hidden: int, *, mode: str = "flat",
     Returns
     -------
     MoEComm
+        Dispatch and combine times (s), per-GPU bytes and rates (bytes/s) each way.
 
     Examples
     --------
@@ -508,6 +529,22 @@ def alltoall_time_formula(n_gpus: int, send_bytes: float, bw_per_dir: float,
 
     ``send_bytes`` is each GPU's whole send buffer (its own block included); the formula is
     :func:`nvlearn.collectives.direct_alltoall_time`'s, in MoE terms.
+
+    Parameters
+    ----------
+    n_gpus : int
+        GPUs p >= 2 in the all-to-all.
+    send_bytes : float
+        Each GPU's whole send buffer in bytes (p equal blocks, its own included); > 0.
+    bw_per_dir : float
+        Each GPU's link to the switch, bytes/s per direction; > 0.
+    alpha : float
+        Latency of one message, seconds; >= 0.
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------

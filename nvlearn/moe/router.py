@@ -36,6 +36,21 @@ Node-limited routing (DeepSeek-V3, 2024)
 With ``max_nodes = M`` a token may use experts on at most M nodes: nodes are ranked by the
 sum of the token's ``ceil(top_k / M)`` highest affinities (softmax of the scores) among the
 node's experts, and the top-k experts are then chosen inside the best M nodes.
+
+References
+----------
+N. Shazeer et al., "Outrageously large neural networks: the sparsely-gated
+mixture-of-experts layer", ICLR 2017 (top-k gating).
+D. Lepikhin et al., "GShard: scaling giant models with conditional computation and automatic
+sharding", arXiv:2006.16668, 2020 (top-2, capacity 2N/E, groups, priority of first choices).
+W. Fedus, B. Zoph and N. Shazeer, "Switch Transformers: scaling to trillion parameter models
+with simple and efficient sparsity", JMLR 23(120):1-39, 2022 (arXiv:2101.03961, 2021)
+(expert capacity and the capacity factor, dropped tokens).
+W. Kool, H. van Hoof and M. Welling, "Stochastic beams and where to find them: the
+Gumbel-top-k trick for sampling sequences without replacement", ICML 2019.
+T. Gale, D. Narayanan, C. Young and M. Zaharia, "MegaBlocks: efficient sparse training with
+mixture-of-experts", MLSys 2023 (dropless routing).
+DeepSeek-AI, "DeepSeek-V3 technical report", arXiv:2412.19437, 2024 (node-limited routing).
 """
 
 from __future__ import annotations
@@ -47,6 +62,11 @@ import numpy as np
 
 from nvlearn import specs
 from nvlearn._jit import njit
+
+__all__ = [
+    "default_gpus_per_node", "place_experts", "expert_popularity", "expert_capacity", "Routing",
+    "gate_scores", "gate", "route",
+]
 
 
 def _whole(value, name: str, minimum: int) -> int:
@@ -96,6 +116,7 @@ def expert_popularity(n_experts: int, skew: float, seed: int = 0) -> np.ndarray:
     Parameters
     ----------
     n_experts : int
+        Experts E >= 1.
     skew : float
         Zipf exponent, >= 0 (0: every expert equally popular).
     seed : int
@@ -122,6 +143,22 @@ def expert_popularity(n_experts: int, skew: float, seed: int = 0) -> np.ndarray:
 
 def expert_capacity(tokens: int, n_experts: int, top_k: int, capacity_factor: float) -> int:
     """Slots per expert for one group of ``tokens``: ceil(top_k x tokens / experts x factor).
+
+    Parameters
+    ----------
+    tokens : int
+        Tokens in the group (one GPU's tokens here).
+    n_experts : int
+        Experts E the group routes over.
+    top_k : int
+        Experts chosen per token.
+    capacity_factor : float
+        Slack over the average load, > 0 (1.0 = exactly the average; Switch uses 1.0-1.25).
+
+    Returns
+    -------
+    int
+        Token slots per expert (rows an expert accepts from the group).
 
     Examples
     --------
@@ -280,6 +317,23 @@ def gate_scores(n_gpus: int, tokens_per_gpu: int, n_experts: int, skew: float = 
 
     Shape (n_gpus, tokens_per_gpu, n_experts). ``gate(gate_scores(...), k)`` routes as
     ``route(...)`` does (up to float32 rounding of near-ties).
+
+    Parameters
+    ----------
+    n_gpus : int
+        GPUs holding tokens.
+    tokens_per_gpu : int
+        Tokens on each GPU.
+    n_experts : int
+        Experts scored per token.
+    skew : float
+        Zipf exponent of expert popularity, >= 0 (0 = uniform).
+    seed : int
+        Seed of the popularity order and the Gumbel noise (the same as :func:`route`'s).
+
+    Returns
+    -------
+    ndarray of float32, shape (n_gpus, tokens_per_gpu, n_experts)
 
     Examples
     --------
@@ -485,6 +539,8 @@ def route(n_gpus: int, tokens_per_gpu: int, n_experts: int, top_k: int, *,
     Parameters
     ----------
     n_gpus, tokens_per_gpu, n_experts, top_k : int
+        GPUs (experts spread evenly over them: ``n_experts`` a multiple of ``n_gpus``),
+        tokens on each GPU, experts, experts chosen per token (``1 <= top_k <= n_experts``).
     skew : float
         Zipf exponent of expert popularity (0 = uniform).
     capacity_factor : float, optional
@@ -495,6 +551,12 @@ def route(n_gpus: int, tokens_per_gpu: int, n_experts: int, top_k: int, *,
         Default 8 (DGX H100).
     seed : int
         Same seed, same routing.
+
+    Returns
+    -------
+    Routing
+        Each token's chosen experts and gate weights, which choices were kept, the
+        capacity and the drop count.
 
     Examples
     --------

@@ -17,6 +17,12 @@ received to each of its chosen experts there.
 the k expert outputs, dropped assignments contributing nothing — the residual carries them).
 With ``"gpu_dedup"`` each GPU weights and sums its own experts' outputs for a token and
 sends that one row back.
+
+References
+----------
+DeepSeek-AI, "DeepSeek-V3 technical report", arXiv:2412.19437, 2024, and the DeepEP library
+(github.com/deepseek-ai/DeepEP) (dispatch and combine of token rows, token indices sent
+alongside, a token's expert outputs reduced on the expert's GPU).
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ import numpy as np
 from nvlearn.dataplane import run
 from nvlearn.moe.dispatch import MODES, ragged_alltoall, relay_gpu, stage_rows
 from nvlearn.moe.router import Routing
+
+__all__ = ["DATA_PLANE_MODES", "alltoall_rows", "ExpertBatch", "dispatch_tokens", "moe_round_trip"]
 
 #: Modes the data plane runs (a padded buffer carries the same tokens as "flat").
 DATA_PLANE_MODES = ("flat", "dedup", "gpu_dedup")
@@ -165,6 +173,7 @@ def dispatch_tokens(routing: Routing, x, mode: str = "flat") -> list[ExpertBatch
     Parameters
     ----------
     routing : Routing
+        The routed batch (:func:`~nvlearn.moe.router.route`): who goes where.
     x : array_like, shape (n_gpus, tokens_per_gpu, hidden)
         Token vectors, by GPU.
     mode : {"flat", "dedup", "gpu_dedup"}
@@ -294,10 +303,13 @@ def moe_round_trip(routing: Routing, x,
     Parameters
     ----------
     routing : Routing
+        The routed batch (:func:`~nvlearn.moe.router.route`).
     x : array_like, shape (n_gpus, tokens_per_gpu, hidden)
+        Token vectors, by GPU.
     expert_fn : callable
         ``expert_fn(expert_ids, rows) -> rows``: every expert's computation on its rows.
     mode : {"flat", "dedup", "gpu_dedup"}
+        How rows travel, as in :func:`dispatch_tokens`.
 
     Returns
     -------

@@ -18,6 +18,8 @@ from nvlearn.overview.audit import Claim
 from nvlearn.serdes.chain import nvlink_chain
 from nvlearn.units import format_rate
 
+__all__ = ["QUOTES", "nextgen_claims"]
+
 #: The article's sentences (data/article.txt, "Looking Ahead" and "Rack-Scale" sections).
 QUOTES = {
     "nvlink5": "NVIDIA has recently teased the Blackwell architecture and NVLink 5.0, promising "

@@ -11,6 +11,13 @@ H100-class GPU (the GH200's Hopper GPU; the superchip's Grace CPU and its NVLink
 modelled). Its rows equal the pod's by construction; :func:`nvlearn.nextgen.plan_domain`
 builds other readings (e.g. a non-blocking one) to compare.
 
+References
+----------
+NVIDIA, "NVIDIA H100 Tensor Core GPU Architecture" white paper, 2022 (the NVLink Switch
+System, 57.6 TB/s all-to-all); A. Ishii and R. Wells, Hot Chips 34, 2022 (the NVLink-Network
+Switch); NVIDIA, "Announcing NVIDIA DGX GH200: the first 100 terabyte GPU memory system",
+2023; NVIDIA, "NVIDIA Blackwell Architecture Technical Brief", 2024 (GB200 NVL72).
+
 Examples
 --------
 >>> [f.key for f in FABRICS]
@@ -31,6 +38,12 @@ from nvlearn import topology as topo
 from nvlearn.collectives.metrics import busbw
 from nvlearn.topology import Topology
 from nvlearn.topology.core import NODE_NVSWITCH
+
+__all__ = [
+    "ALLREDUCE_BYTES", "ALLTOALL_BYTES_PER_PAIR", "FabricEntry", "FABRICS", "entry", "build",
+    "switch_chips", "cables", "Row", "compare_row", "compare_fabrics", "StepRow",
+    "step_comparison", "comparison_table", "busbw_curves",
+]
 
 #: Message sizes of the comparison: all-reduce per-rank buffer, all-to-all per-pair block.
 ALLREDUCE_BYTES = 2**28
@@ -144,6 +157,21 @@ def compare_row(key: str, allreduce_bytes: float = ALLREDUCE_BYTES,
     sending ``alltoall_bytes_per_pair`` to every other, simulated. Both under the default
     ``achievable`` model.
 
+    Parameters
+    ----------
+    key : str
+        A key of :data:`FABRICS`.
+    allreduce_bytes : float
+        All-reduce buffer per GPU, bytes (default :data:`ALLREDUCE_BYTES`).
+    alltoall_bytes_per_pair : float
+        Bytes every GPU sends to every other in the all-to-all.
+
+    Returns
+    -------
+    Row
+        Counts, the GPU's NVLink bandwidth (bytes/s per direction), the max-flow bisection
+        (bytes/s, both directions), NCCL's pick, busbw (bytes/s) and the all-to-all time (s).
+
     Examples
     --------
     >>> r = compare_row("dgx_h100")
@@ -194,6 +222,20 @@ def step_comparison(model: str = "gpt_39b", layouts: tuple[tuple[int, int, int],
     """One step of ``model`` for each (TP, PP, DP) layout on each fabric that can hold it
     (:func:`nvlearn.parallelism.step_time`, each fabric's own GPU; the DGX H100's 8 GPUs hold
     no layout of more than 8 GPUs, so it has no row for them).
+
+    Parameters
+    ----------
+    model : str
+        A preset of :func:`nvlearn.parallelism.preset`.
+    layouts : tuple of (int, int, int)
+        (TP, PP, DP) degrees to time.
+    keys : tuple of str, optional
+        Keys of :data:`FABRICS` (default all).
+
+    Returns
+    -------
+    list of StepRow
+        Step, compute, exposed communication and bubble times in seconds.
 
     Examples
     --------

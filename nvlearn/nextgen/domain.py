@@ -20,6 +20,16 @@ once (a bundle of ``k`` is ``k`` cables). Bisection (both directions, closed for
 the GPUs into two halves of whole groups, ``n_gpus x links x link rate x min(1, u / g)``;
 :func:`nvlearn.topology.bisection_bw_bidir` (max-flow) on the built fabric agrees (tests).
 
+References
+----------
+C. Clos, "A study of non-blocking switching networks", Bell System Tech. J. 32(2):406-424,
+1953; C. E. Leiserson, "Fat-trees: universal networks for hardware-efficient
+supercomputing", IEEE Trans. Computers C-34(10):892-901, 1985 (two-tier Clos / fat tree,
+tapering).
+NVIDIA, "NVIDIA H100 Tensor Core GPU Architecture" white paper, 2022, and "NVIDIA Blackwell
+Architecture Technical Brief", 2024 (plane-aligned NVLink domains: DGX H100, the NVLink
+Switch System, GB200 NVL72).
+
 Examples
 --------
 >>> d = plan_domain(256, radix=64, links_per_gpu=18, taper=1.0)
@@ -35,6 +45,8 @@ from dataclasses import dataclass
 from nvlearn import specs
 from nvlearn.topology.builders import FabricBuilder, check_count, check_rate
 from nvlearn.topology.core import LINK_NVLINK, LINK_NVLINK_NETWORK, NODE_NVSWITCH, Topology
+
+__all__ = ["generation_gpu", "DomainPlan", "plan_domain", "design_space", "cheapest_design"]
 
 
 def _divisors(n: int) -> list[int]:
@@ -250,6 +262,21 @@ def design_space(n_gpus: int, radix: int, links_per_gpu: int,
     """Every distinct plan :func:`plan_domain` can make for these GPUs and chips, over all
     tapers (each achievable ``g / u``), sorted by switch chips then cables.
 
+    Parameters
+    ----------
+    n_gpus : int
+        GPUs in the domain; >= 2.
+    radix : int
+        Ports of one switch chip; >= 2.
+    links_per_gpu : int
+        NVLinks per GPU (= planes).
+    nvlink_generation : int
+        Catalogue NVLink generation (the link rate).
+
+    Returns
+    -------
+    list of DomainPlan
+
     Examples
     --------
     >>> plans = design_space(128, 64, 18)
@@ -274,6 +301,18 @@ def cheapest_design(n_gpus: int, radix: int, links_per_gpu: int, min_bisection_b
                     nvlink_generation: int = 4) -> DomainPlan:
     """The plan with the fewest switch chips (then fewest cables) whose closed-form bisection
     (both directions) is at least ``min_bisection_bidir`` bytes/s.
+
+    Parameters
+    ----------
+    n_gpus, radix, links_per_gpu, nvlink_generation
+        As :func:`design_space`.
+    min_bisection_bidir : float
+        Required bisection bandwidth, bytes/s summed over both directions; > 0.
+
+    Returns
+    -------
+    DomainPlan
+        ValueError if no plan reaches the target.
 
     Examples
     --------

@@ -9,6 +9,13 @@ per-link rate (50 GB/s per direction), the lanes per direction (2) and the per-G
 (50 GB/s / 2 lanes), and the raw lane rate and baud are a model (the catalogue assumes
 NVLink 4's 17/16 coding overhead at twice the rate).
 
+References
+----------
+NVIDIA, "NVIDIA Blackwell Architecture Technical Brief", 2024 (NVLink 5: 18 links, 1.8 TB/s
+per GPU); NVIDIA, "NVIDIA H100 Tensor Core GPU Architecture" white paper, 2022 (NVLink 4).
+The catalogue (``data/hardware.json``) marks each figure published, derived or modelled,
+with its source.
+
 Examples
 --------
 >>> rows = {r.quantity: r for r in lane_provenance(5)}
@@ -22,6 +29,11 @@ from dataclasses import dataclass
 
 from nvlearn import specs
 from nvlearn.serdes.chain import nvlink_chain
+
+__all__ = [
+    "Provenance", "lane_provenance", "GenerationStep", "compare_generations",
+    "chain_matches_published",
+]
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,22 @@ Bytes each GPU *sends* per collective, in ring terms (:func:`ring_bytes_per_rank
 all-reduce ``2 (n-1)/n x size``, reduce-scatter / all-gather ``(n-1)/n x size``, all-to-all
 ``(n-1)/n x size`` under uniform routing, send/recv ``size``.
 
+References
+----------
+M. Shoeybi et al., "Megatron-LM: training multi-billion parameter language models using
+model parallelism", arXiv:1909.08053, 2019.
+D. Narayanan et al., "Efficient large-scale language model training on GPU clusters using
+Megatron-LM", SC 2021 (sections 2.3 and 4.1).
+V. Korthikanti et al., "Reducing activation recomputation in large transformer models",
+arXiv:2205.05198, 2022 (sequence parallelism).
+Y. Huang et al., "GPipe: efficient training of giant neural networks using pipeline
+parallelism", NeurIPS 2019; D. Narayanan et al., "PipeDream: generalized pipeline
+parallelism for DNN training", SOSP 2019.
+S. Rajbhandari, J. Rasley, O. Ruwase and Y. He, "ZeRO: memory optimizations toward training
+trillion parameter models", SC 2020 (section 7, communication volume).
+D. Lepikhin et al., "GShard", arXiv:2006.16668, 2020; W. Fedus, B. Zoph and N. Shazeer,
+"Switch Transformers", arXiv:2101.03961, 2021 (expert-parallel all-to-all).
+
 Examples
 --------
 >>> from nvlearn.parallelism.model import preset
@@ -43,6 +59,11 @@ from nvlearn.parallelism.layout import Layout
 from nvlearn.parallelism.memory import params_per_gpu
 from nvlearn.parallelism.model import Transformer
 
+__all__ = [
+    "COLLECTIVES", "ring_bytes_per_rank", "micro_batches", "bubble_fraction", "Comm", "step_comms",
+    "bytes_by_strategy", "dp_volume_elements", "pair_traffic", "box_traffic",
+]
+
 #: Collectives a strategy uses.
 COLLECTIVES = ("allreduce", "reduce_scatter", "allgather", "alltoall", "sendrecv")
 
@@ -51,6 +72,20 @@ def ring_bytes_per_rank(collective: str, n_ranks: int, size: float) -> float:
     """Bytes each rank sends for one collective of ``size`` bytes over ``n_ranks`` (ring
     algorithm; uniform all-to-all; ``size`` is the per-rank buffer for all-reduce, the whole
     array for reduce-scatter / all-gather, the send buffer for all-to-all).
+
+    Parameters
+    ----------
+    collective : str
+        One of :data:`COLLECTIVES`, or "sendrecv".
+    n_ranks : int
+        Ranks n >= 1 in the group.
+    size : float
+        Bytes, as above; >= 0.
+
+    Returns
+    -------
+    float
+        Bytes each rank sends.
 
     Examples
     --------
@@ -223,6 +258,20 @@ def pair_traffic(model: Transformer, layout: Layout, strategy: str | None = None
     Collectives are laid out as rings in group order (each rank sends its ring bytes to the
     next rank of its group); all-to-alls send ``size / n`` to every other member; send/recv
     go from each stage to the next (forward) and back. ``strategy`` keeps one strategy.
+
+    Parameters
+    ----------
+    model : Transformer
+        The model (sizes set the bytes).
+    layout : Layout
+        Degrees and rank placement; G = ``layout.n_gpus``.
+    strategy : {"tp", "pp", "dp", "ep"}, optional
+        Keep only this strategy's traffic (default: all).
+
+    Returns
+    -------
+    ndarray of float, shape (G, G)
+        Bytes per step sent from GPU i to GPU j (zero diagonal).
 
     Examples
     --------

@@ -10,6 +10,12 @@ consecutive GPUs (the slowest dimension crosses the most boxes). Expert parallel
 splits each DP group into groups of ``EP`` consecutive DP ranks (EP divides DP, as in
 Megatron-LM and DeepSpeed-MoE). Context parallelism is left out.
 
+References
+----------
+M. Shoeybi et al., "Megatron-LM", arXiv:1909.08053, 2019, and NVIDIA Megatron-LM's default
+rank order (``megatron/core/parallel_state.py``: TP fastest, then DP, then PP).
+S. Rajbhandari et al., "DeepSpeed-MoE", ICML 2022 (expert parallelism inside DP groups).
+
 Examples
 --------
 >>> lay = Layout(tp=8, pp=4, dp=8)
@@ -24,6 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+__all__ = ["STRATEGIES", "ZERO_STAGES", "RECOMPUTE", "Layout"]
 
 #: The strategies whose groups a Layout knows.
 STRATEGIES = ("tp", "pp", "dp", "ep")
@@ -92,7 +100,27 @@ class Layout:
         return s + (f", ZeRO-{self.zero}" if self.zero else "")
 
     def gpu(self, t, d, p):
-        """GPU index of TP rank ``t``, DP rank ``d``, stage ``p`` (arrays broadcast)."""
+        """GPU index of TP rank ``t``, DP rank ``d``, stage ``p`` (arrays broadcast).
+
+        Parameters
+        ----------
+        t : int or array_like of int
+            Tensor-parallel rank, ``0 <= t < tp``.
+        d : int or array_like of int
+            Data-parallel rank, ``0 <= d < dp``.
+        p : int or array_like of int
+            Pipeline stage, ``0 <= p < pp``.
+
+        Returns
+        -------
+        ndarray of int
+            ``t + tp (d + dp p)``.
+
+        Examples
+        --------
+        >>> int(Layout(tp=8, pp=4, dp=8).gpu(1, 2, 3))      # 1 + 8 (2 + 8 x 3)
+        209
+        """
         return np.asarray(t) + self.tp * (np.asarray(d) + self.dp * np.asarray(p))
 
     def groups(self, strategy: str) -> np.ndarray:

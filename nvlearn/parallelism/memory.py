@@ -21,6 +21,13 @@ recomputation drops the ``5 a s^2 b`` attention-score terms; full recomputation 
 each layer's input, ``2 sbh`` (``/ t`` with SP). With 1F1B pipelining the first stage holds
 ``min(p, m)`` micro-batches in flight.
 
+References
+----------
+S. Rajbhandari, J. Rasley, O. Ruwase and Y. He, "ZeRO: memory optimizations toward training
+trillion parameter models", SC 2020 (section 3.1, Figure 1: 16 bytes per parameter).
+V. Korthikanti et al., "Reducing activation recomputation in large transformer models",
+arXiv:2205.05198, 2022 (section 4: activation memory per layer, selective recomputation).
+
 Examples
 --------
 >>> from nvlearn.parallelism.model import preset
@@ -38,6 +45,11 @@ from nvlearn import specs
 from nvlearn.parallelism.layout import Layout
 from nvlearn.parallelism.model import Transformer
 
+__all__ = [
+    "WEIGHT_BYTES", "GRAD_BYTES", "OPTIMIZER_BYTES", "zero_state_bytes", "activation_terms",
+    "layer_activation_bytes", "Memory", "params_per_gpu", "memory_per_gpu",
+]
+
 #: Bytes per parameter of mixed-precision Adam (ZeRO paper): fp16 weights, fp16 gradients,
 #: fp32 master weights + momentum + variance.
 WEIGHT_BYTES, GRAD_BYTES, OPTIMIZER_BYTES = 2, 2, 12
@@ -46,6 +58,22 @@ WEIGHT_BYTES, GRAD_BYTES, OPTIMIZER_BYTES = 2, 2, 12
 def zero_state_bytes(psi: float, zero: int, n_d: int, k: int = OPTIMIZER_BYTES
                      ) -> tuple[float, float, float]:
     """(weights, gradients, optimizer) bytes per GPU for ``psi`` parameters under ZeRO.
+
+    Parameters
+    ----------
+    psi : float
+        Parameters on this GPU (after TP / PP splitting).
+    zero : {0, 1, 2, 3}
+        ZeRO stage: 1 shards the optimizer state, 2 also the gradients, 3 also the weights.
+    n_d : int
+        Data-parallel ranks N_d sharing the states; >= 1.
+    k : float
+        Optimizer bytes per parameter (12 for mixed-precision Adam).
+
+    Returns
+    -------
+    (float, float, float)
+        Weight, gradient and optimizer bytes per GPU (decimal: divide by 1e9 for GB).
 
     Examples
     --------
@@ -87,6 +115,22 @@ def activation_terms(model: Transformer) -> dict[str, float]:
 def layer_activation_bytes(model: Transformer, tp: int = 1, sp: bool = False,
                            recompute: str = "none") -> float:
     """Activation bytes one layer keeps for one micro-batch on one GPU.
+
+    Parameters
+    ----------
+    model : Transformer
+        Supplies ``seq`` s, ``micro_batch`` b, ``hidden`` h, ``heads`` a and the FFN width.
+    tp : int
+        Tensor-parallel degree t; >= 1.
+    sp : bool
+        Sequence parallelism (splits the ``10 sbh`` that TP alone keeps whole).
+    recompute : {"none", "selective", "full"}
+        Activation recomputation, as in the module docstring.
+
+    Returns
+    -------
+    float
+        Bytes.
 
     Examples
     --------
@@ -182,6 +226,20 @@ def memory_per_gpu(model: Transformer, layout: Layout, gpu: str = "h100") -> Mem
 
     Expert parameters are sharded by ZeRO over the ``dp / ep`` ranks that hold the same
     experts; the rest over ``dp``.
+
+    Parameters
+    ----------
+    model : Transformer
+        The model.
+    layout : Layout
+        Degrees, ZeRO stage, SP and recomputation.
+    gpu : str
+        Catalogue GPU key; its HBM capacity (bytes) decides ``fits``.
+
+    Returns
+    -------
+    Memory
+        Weights, gradients, optimizer state and activations, bytes per GPU, and the capacity.
     """
     dense, expert = params_per_gpu(model, layout)
     w1, g1, o1 = zero_state_bytes(dense, layout.zero, layout.dp)

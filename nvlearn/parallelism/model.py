@@ -15,6 +15,13 @@ Compute per step: ``6 x N x tokens`` FLOPs (forward 2, backward 4 per parameter 
 attention's ``s^2`` terms are left out, as Kaplan et al. 2020 do), with ``N`` the parameters
 a token touches (all of them for a dense model; top-k of the experts for a MoE).
 
+References
+----------
+D. Narayanan et al., "Efficient large-scale language model training on GPU clusters using
+Megatron-LM", SC 2021 (section 5.1 parameter count, Table 1 presets).
+J. Kaplan et al., "Scaling laws for neural language models", arXiv:2001.08361, 2020
+(``6 N`` training FLOPs per token).
+
 Examples
 --------
 >>> m = preset("gpt_76b")
@@ -27,6 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from nvlearn import specs
+
+__all__ = ["Transformer", "PRESETS", "preset", "DEFAULT_MFU", "compute_time"]
 
 
 def _positive_int(value: object, what: str) -> int:
@@ -188,6 +197,22 @@ DEFAULT_MFU = 0.5
 def compute_time(model: Transformer, n_gpus: int, mfu: float = DEFAULT_MFU,
                  gpu: str = "h100") -> float:
     """Seconds of compute per step on each of ``n_gpus`` GPUs: ``6 N T / (G x mfu x peak)``.
+
+    Parameters
+    ----------
+    model : Transformer
+        The model; ``step_flops`` is ``6 N`` x the global batch's tokens.
+    n_gpus : int
+        GPUs G sharing the step's FLOPs evenly; >= 1.
+    mfu : float
+        Model FLOPs utilisation, in (0, 1].
+    gpu : str
+        Catalogue GPU key (peak bf16 dense FLOP/s).
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------

@@ -18,6 +18,8 @@ from nvlearn.parallelism.layout import Layout
 from nvlearn.parallelism.model import DEFAULT_MFU, Transformer
 from nvlearn.parallelism.steptime import StepTime, step_time
 
+__all__ = ["layouts", "search", "TPSpan", "tp_span"]
+
 
 def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
@@ -29,6 +31,21 @@ def layouts(model: Transformer, n_gpus: int, zero_stages=(0, 1), max_tp: int | N
 
     TP must divide the heads, PP the layers, DP the global batch (in micro-batches); TP is a
     power of two (it splits matrices); ``min_tp <= TP <= max_tp``.
+
+    Parameters
+    ----------
+    model : Transformer
+        Heads, layers and global batch decide which degrees divide evenly.
+    n_gpus : int
+        GPUs; TP x PP x DP = n_gpus.
+    zero_stages : sequence of int
+        ZeRO stages to try (only 0 when DP = 1).
+    max_tp, min_tp : int
+        Bounds on the TP degree (``max_tp=None``: no upper bound).
+
+    Returns
+    -------
+    list of Layout
 
     Examples
     --------
@@ -53,7 +70,26 @@ def layouts(model: Transformer, n_gpus: int, zero_stages=(0, 1), max_tp: int | N
 def search(model: Transformer, fabric: str, n_gpus: int, zero_stages=(0, 1),
            max_tp: int | None = None, min_tp: int = 1, mfu: float = DEFAULT_MFU
            ) -> list[StepTime]:
-    """Step times of every layout that fits in HBM, fastest first."""
+    """Step times of every layout that fits in HBM, fastest first.
+
+    Parameters
+    ----------
+    model : Transformer
+        The model.
+    fabric : str
+        A key of :data:`~nvlearn.parallelism.steptime.FABRICS`.
+    n_gpus : int
+        GPUs the layouts use.
+    zero_stages, max_tp, min_tp
+        As :func:`layouts`.
+    mfu : float
+        Model FLOPs utilisation, in (0, 1].
+
+    Returns
+    -------
+    list of StepTime
+        Sorted by ``total`` (seconds); layouts that do not fit are left out.
+    """
     steps = [step_time(model, lay, fabric, mfu)
              for lay in layouts(model, n_gpus, zero_stages, max_tp, min_tp)]
     return sorted((s for s in steps if s.fits), key=lambda s: s.total)
@@ -85,7 +121,26 @@ class TPSpan:
 def tp_span(model: Transformer, n_gpus: int, global_batches, fabrics=("nvlink_pod",
             "ib_cluster"), box: int = 8) -> TPSpan:
     """For each global batch, the fastest fitting layout with ``TP <= box`` and with
-    ``TP > box`` on each fabric (see :func:`search`)."""
+    ``TP > box`` on each fabric (see :func:`search`).
+
+    Parameters
+    ----------
+    model : Transformer
+        The model (its global batch is replaced by each of ``global_batches``).
+    n_gpus : int
+        GPUs the layouts use.
+    global_batches : array_like of int
+        Global batch sizes, in sequences.
+    fabrics : sequence of str
+        Fabrics to compare.
+    box : int
+        GPUs of one NVLink box: "inside" is ``TP <= box``, "across" ``TP >= 2 box``.
+
+    Returns
+    -------
+    TPSpan
+        The best StepTime (or None) per fabric, side and batch.
+    """
     gb = np.asarray(global_batches, dtype=np.int64)
     best: dict = {}
     for f in fabrics:

@@ -25,6 +25,12 @@ backward and are counted whole (not overlapped: an upper bound on what is expose
     step = m t_c  +  [m t_x + t_DP]  +  (p - 1)(t_c + t_x)
            compute   exposed comm       bubble
 
+References
+----------
+D. Narayanan et al., "Efficient large-scale language model training on GPU clusters using
+Megatron-LM", SC 2021 (1F1B schedule, bubble ``(p - 1)/m``).
+NVIDIA NCCL 2.30.7, src/graph/tuning.cc (the predicted collective and send/recv times).
+
 Examples
 --------
 >>> from nvlearn.parallelism.model import preset
@@ -45,6 +51,12 @@ from nvlearn.parallelism.comm_plan import Comm, micro_batches, step_comms
 from nvlearn.parallelism.layout import Layout
 from nvlearn.parallelism.memory import Memory, memory_per_gpu
 from nvlearn.parallelism.model import DEFAULT_MFU, Transformer, compute_time
+
+__all__ = [
+    "FABRICS", "FABRIC_NAMES", "SINGLE_DOMAIN", "gpus_per_box", "domain_gpus", "fabric_gpu",
+    "check_fabric", "topology", "group_fabric", "collective_time", "TimedComm", "StepTime",
+    "check_layout", "step_time",
+]
 
 #: Fabrics a layout can be placed on.
 FABRICS = ("dgx_h100", "nvlink_pod", "ib_cluster", "gb200_nvl72")
@@ -127,6 +139,22 @@ def _box_fabric(fabric: str, n_gpus: int) -> tuner.Fabric:
 def group_fabric(fabric: str, n_gpus: int, n_ranks: int, per_box: int) -> tuner.Fabric:
     """NCCL's view of one group of ``n_ranks`` GPUs, ``per_box`` of them in each box.
 
+    Parameters
+    ----------
+    fabric : str
+        A key of :data:`FABRICS`.
+    n_gpus : int
+        GPUs of the whole job (sizes the built topology).
+    n_ranks : int
+        GPUs in the group; >= 2 and a multiple of ``per_box``.
+    per_box : int
+        The group's GPUs in each box.
+
+    Returns
+    -------
+    nvlearn.tuner.Fabric
+        Bandwidths in bytes/s per direction (``bw_inter`` per box), and the derivation.
+
     Examples
     --------
     >>> f = group_fabric("nvlink_pod", 256, 8, 1)        # a DP group, one GPU per box
@@ -174,6 +202,28 @@ def _p2p_params(fabric: str, n_gpus: int, cross: bool) -> tuple[float, float]:
 def collective_time(collective: str, size: float, fabric: str, n_gpus: int, n_ranks: int,
                     per_box: int) -> float:
     """Seconds for one collective of ``size`` bytes on a group (see the module docstring).
+
+    Parameters
+    ----------
+    collective : {"allreduce", "reduce_scatter", "allgather", "alltoall", "sendrecv"}
+        The collective.
+    size : float
+        Bytes (nccl-tests' size: per-rank buffer for all-reduce, total array for
+        reduce-scatter / all-gather, send buffer for all-to-all, the message for send/recv);
+        > 0.
+    fabric : str
+        A key of :data:`FABRICS`.
+    n_gpus : int
+        GPUs of the whole job.
+    n_ranks : int
+        GPUs in the group.
+    per_box : int
+        The group's GPUs in each box (``per_box < n_ranks``: the group crosses boxes).
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------
@@ -291,10 +341,30 @@ def check_layout(model: Transformer, layout: Layout) -> None:
 
 def step_time(model: Transformer, layout: Layout, fabric: str, mfu: float = DEFAULT_MFU,
               gpu: str | None = None) -> StepTime:
-    """Time one training step (module docstring). The layout must use every GPU it names on
-    one fabric (``layout.n_gpus`` GPUs); memory is reported, not enforced (see
-    :attr:`StepTime.fits`). ``gpu`` (compute and HBM) defaults to the fabric's own
-    (:func:`fabric_gpu`)."""
+    """Time one training step (module docstring).
+
+    The layout must use every GPU it names on one fabric (``layout.n_gpus`` GPUs); memory is
+    reported, not enforced (see :attr:`StepTime.fits`).
+
+    Parameters
+    ----------
+    model : Transformer
+        The model.
+    layout : Layout
+        TP / PP / DP / EP degrees, ZeRO stage, SP, recomputation.
+    fabric : str
+        A key of :data:`FABRICS`.
+    mfu : float
+        Model FLOPs utilisation, in (0, 1].
+    gpu : str, optional
+        Catalogue GPU for compute and HBM; default the fabric's own (:func:`fabric_gpu`).
+
+    Returns
+    -------
+    StepTime
+        Compute, exposed communication and bubble in seconds, per-strategy times, the timed
+        collectives and the memory per GPU.
+    """
     G = layout.n_gpus
     check_fabric(fabric, G)
     check_layout(model, layout)

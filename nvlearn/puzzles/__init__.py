@@ -16,6 +16,11 @@ every rank, bit for bit, in two execution orders) and on the simulator (time vs 
 
 Reference solutions and hidden tests live outside the package (``instructor/puzzles``).
 
+References
+----------
+S. Rush, "GPU Puzzles" (github.com/srush/GPU-Puzzles) and "LLM Training Puzzles"
+(github.com/srush/LLM-Training-Puzzles): the exercise format.
+
 Examples
 --------
 >>> len(PUZZLES) >= 10

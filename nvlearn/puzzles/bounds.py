@@ -8,6 +8,15 @@ of its links (after any degraded link). :func:`traffic_bound` is the largest of 
 times: no schedule, on either model of the simulator, can beat it — so a puzzle's target
 below it would be impossible.
 
+References
+----------
+P. Patarasuk and X. Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
+workstations", J. Parallel Distrib. Comput. 69(2):117-124, 2009 (every rank must send and
+receive at least its data's worth).
+E. Chan, M. Heimlich, A. Purkayastha and R. van de Geijn, "Collective communication: theory,
+practice, and experience", Concurrency Computat.: Pract. Exper. 19(13):1749-1783, 2007
+(lower bounds per collective).
+
 Examples
 --------
 >>> from nvlearn.puzzles import get
@@ -24,10 +33,29 @@ from nvlearn.topology import with_link_factor
 
 from .catalogue import Instance
 
+__all__ = ["must_move", "traffic_bound"]
+
 
 def must_move(collective: str, n_ranks: int, n_bytes: float, group: int = 1) -> tuple[float, float]:
     """Bytes a group of ``group`` ranks (not containing the root) must send out and receive,
     at least, for ``collective`` over ``n_ranks`` ranks (equal blocks).
+
+    Parameters
+    ----------
+    collective : {"allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall"}
+        The collective.
+    n_ranks : int
+        Ranks p.
+    n_bytes : float
+        nccl-tests' "size" in bytes (per-rank buffer for all-reduce / broadcast, total array
+        for reduce-scatter / all-gather, send buffer for all-to-all).
+    group : int
+        Ranks q in the group, ``1 <= q < p`` (a box of GPUs, say); the root is outside it.
+
+    Returns
+    -------
+    (float, float)
+        Bytes the group must send out and must receive.
 
     Examples
     --------

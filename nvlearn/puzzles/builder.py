@@ -46,6 +46,8 @@ from nvlearn.schedule import (
     make_schedule,
 )
 
+__all__ = ["n_blocks", "promises", "chunk_blocks", "ScheduleBuilder"]
+
 
 def n_blocks(collective: str, n_ranks: int) -> int:
     """Blocks the buffer of ``collective`` is divided into: the units its promises name.
@@ -73,6 +75,24 @@ def promises(collective: str, n_ranks: int, block: np.ndarray | int,
     Owner -1 means every rank contributes (the result is the sum); dest -1 means every
     rank must end holding it (:mod:`nvlearn.schedule`).
 
+    Parameters
+    ----------
+    collective : str
+        One of the puzzles' collectives (allreduce, reduce_scatter, allgather, broadcast,
+        reduce, alltoall).
+    n_ranks : int
+        Ranks p.
+    block : int or array_like of int
+        Block indices (``0 .. n_blocks - 1``; all-to-all block ``s p + d`` is rank s's data for
+        rank d).
+    root : int
+        Root rank of a broadcast or reduce.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``chunk_owner`` and ``chunk_dest`` per block, -1 meaning every rank.
+
     Examples
     --------
     >>> promises("reduce_scatter", 4, [0, 3])
@@ -99,6 +119,20 @@ def promises(collective: str, n_ranks: int, block: np.ndarray | int,
 
 def chunk_blocks(collective: str, n_ranks: int, chunk_bounds: Sequence[float]) -> np.ndarray:
     """The block each chunk lies in; ValueError if a chunk straddles two blocks.
+
+    Parameters
+    ----------
+    collective : str
+        The collective (sets the number of equal blocks, :func:`n_blocks`).
+    n_ranks : int
+        Ranks p.
+    chunk_bounds : sequence of float
+        Chunk edges as fractions of the buffer, 0 to 1.
+
+    Returns
+    -------
+    ndarray of int
+        The block of each chunk.
 
     Examples
     --------
@@ -167,6 +201,33 @@ class ScheduleBuilder:
                  n_ranks: int | None = None, n_bytes: float | None = None, root: int = 0,
                  algorithm: str = "mine", switches: Sequence[str] = (),
                  fifo: bool = True) -> None:
+        """Start an empty schedule for a puzzle instance, or for a collective given by hand.
+
+        Parameters
+        ----------
+        puzzle : Instance, optional
+            A puzzle instance; its collective, rank count, size and root are used.
+        chunks : int, optional
+            Equal chunks, a positive multiple of the collective's blocks (default one per block).
+        chunk_bounds : sequence of float, optional
+            Uneven chunk edges instead, fractions rising strictly from 0 to 1, with an edge at
+            every block boundary.
+        collective : str, optional
+            Without ``puzzle``: the collective.
+        n_ranks : int, optional
+            Without ``puzzle``: ranks p >= 1.
+        n_bytes : float, optional
+            Without ``puzzle``: nccl-tests' "size" in bytes.
+        root : int
+            Root of a broadcast or reduce.
+        algorithm : str
+            Label recorded in the Schedule.
+        switches : sequence of str
+            Topology node names of switch participants (ids ``p, p+1, ...``), for in-network
+            reduction.
+        fifo : bool
+            Ops between one pair of participants go one at a time, in the order written.
+        """
         if puzzle is not None:
             collective, n_ranks, n_bytes = puzzle.collective, puzzle.n_ranks, puzzle.n_bytes
             root = puzzle.root
@@ -251,6 +312,24 @@ class ScheduleBuilder:
         ``after``: op ids whose data must have arrived before this op starts, on top of
         the automatic ones; ``auto=False`` drops the automatic data dependencies (module
         docstring) and keeps only ``after`` (and the connection's order, see ``fifo``).
+
+        Parameters
+        ----------
+        src, dst : int
+            Participants (ranks, then switches); different.
+        chunk : int
+            Chunk id, ``0 <= chunk < n_chunks``.
+        reduce : bool
+            Add into ``dst``'s copy instead of replacing it.
+        after : int or iterable of int
+            Earlier op ids this op also waits for (their data arrived).
+        auto : bool
+            Keep the automatic data dependencies.
+
+        Returns
+        -------
+        int
+            The new op's id.
 
         Examples
         --------

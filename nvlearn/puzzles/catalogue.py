@@ -30,6 +30,11 @@ from nvlearn import collectives, specs
 from nvlearn.sim import simulate
 from nvlearn.topology import dgx_h100, ib_cluster, nvlink_pod, ring
 
+__all__ = [
+    "MiB", "KiB", "nvlink_ring", "ALLTOALL_OVERSUBSCRIPTION", "DEGRADED_FACTOR", "degraded_cable",
+    "Instance", "Puzzle", "target_time", "baseline", "PUZZLES", "statement_markdown", "get",
+]
+
 MiB = 2.0**20
 KiB = 2.0**10
 

@@ -35,6 +35,11 @@ from nvlearn.schedule import OP_REDUCE, Schedule, _toposort, promised_mask, vali
 from .builder import chunk_blocks, promises
 from .catalogue import Instance, baseline, get, target_time
 
+__all__ = [
+    "NOT_PROMISED", "RIGHT", "WRONG", "MISSING", "RACE", "STATUS_NAMES", "STATUS_SYMBOLS",
+    "DATA_MAX", "PuzzleResult", "execute", "expected", "contributions", "text_grid", "check",
+]
+
 #: Status codes of :attr:`PuzzleResult.status`, per (rank, chunk).
 NOT_PROMISED, RIGHT, WRONG, MISSING, RACE = 0, 1, 2, 3, 4
 STATUS_NAMES = ("not required", "right", "wrong", "missing", "race")
@@ -114,6 +119,20 @@ def execute(schedule: Schedule, data: np.ndarray, order: np.ndarray) -> np.ndarr
     wrong result can be shown. ``data``: float64, shape (n_ranks, n_elems); ranks start with
     the chunks they own (zeros elsewhere), switch participants with zeros.
 
+    Parameters
+    ----------
+    schedule : Schedule
+        Any schedule, right or wrong.
+    data : ndarray of float64, shape (n_ranks, n_elems)
+        Each rank's input.
+    order : array_like of int
+        A permutation of the op ids: the order to apply them in.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_ranks, n_elems)
+        The ranks' buffers afterwards (switch participants dropped).
+
     Examples
     --------
     >>> from nvlearn.collectives import allreduce
@@ -148,6 +167,20 @@ def expected(schedule: Schedule, data: np.ndarray) -> np.ndarray:
 def contributions(schedule: Schedule, rank: int, chunk: int) -> np.ndarray:
     """How many times each rank's data of ``chunk`` is in what ``rank`` ends with (index
     order of the ops): 1 everywhere for a right all-reduce chunk.
+
+    Parameters
+    ----------
+    schedule : Schedule
+        The schedule.
+    rank : int
+        The rank whose final copy is inspected.
+    chunk : int
+        The chunk.
+
+    Returns
+    -------
+    ndarray of int, shape (n_ranks,)
+        How many times each rank's contribution is in it.
 
     Examples
     --------
@@ -193,6 +226,17 @@ def _describe_counts(counts: np.ndarray, want: np.ndarray) -> str:
 
 def text_grid(status: np.ndarray, max_ranks: int = 16, max_chunks: int = 48) -> str:
     """The (rank x chunk) status as a text table (legend below it).
+
+    Parameters
+    ----------
+    status : ndarray of int8, shape (n_ranks, n_chunks)
+        ``NOT_PROMISED``, ``RIGHT``, ``WRONG``, ``MISSING`` or ``RACE`` per place.
+    max_ranks, max_chunks : int
+        Rows and columns shown before eliding.
+
+    Returns
+    -------
+    str
 
     Examples
     --------

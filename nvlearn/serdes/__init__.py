@@ -10,6 +10,14 @@ Submodules (one idea each):
 
 The most used names are re-exported here.
 
+References
+----------
+IEEE Std 802.3ck-2022 (100 Gb/s per lane electrical interfaces: PAM4 at 53.125 GBd) and
+IEEE Std 802.3df-2024 (800 Gb/s Ethernet on 100 Gb/s lanes); IEEE Std 802.3 Clause 91
+(RS(528,514) and RS(544,514) FEC); OIF Common Electrical I/O implementation agreement
+OIF-CEI-05.0 (CEI-112G); J. G. Proakis and M. Salehi, "Digital Communications", 5th ed.,
+McGraw-Hill, 2008. Each submodule cites what it uses.
+
 Examples
 --------
 >>> from nvlearn import serdes

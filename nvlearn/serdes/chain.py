@@ -13,6 +13,16 @@ All rates are SI bytes/s (bit rates divided by 8), per direction unless a name s
 units on the line (64b/66b: 64 of 66 bits; RS(544,514): 514 of 544 symbols; a PCIe 6 flit:
 236 of 256 bytes carry TLP data).
 
+References
+----------
+IEEE Std 802.3-2022, Clause 49 (64b/66b) and Clause 91 (256b/257b transcoding, RS(544,514)
+"KP4" FEC); IEEE Std 802.3ck-2022 (53.125 GBd PAM4, 106.25 Gb/s per lane); OIF-CEI-05.0
+(CEI-112G, the 112 Gb/s-class SerDes of NVLink 4 and NDR InfiniBand).
+PCI-SIG, "PCI Express Base Specification", Revisions 3.0-6.0 (128b/130b from 3.0; PAM4 and
+256-byte flits, 236 bytes of them TLP data, in 6.0).
+Hardware figures (baud, lanes, links, codes) come from ``data/hardware.json``, each with
+its source.
+
 Examples
 --------
 >>> raw = raw_lane_rate(53.125e9, "PAM4")          # bytes/s
@@ -34,6 +44,13 @@ from dataclasses import dataclass
 from nvlearn import specs
 from nvlearn.serdes.pam import bits_per_symbol, modulation_name
 from nvlearn.units import per_dir_to_bidir
+
+__all__ = [
+    "Overhead", "block_code", "reed_solomon", "flit", "raw_lane_rate", "payload_rate",
+    "link_bw_per_dir", "gpu_bw_per_dir", "ChainStep", "BandwidthChain", "bandwidth_chain",
+    "NVLINK_CODES", "catalogue_overhead", "nvlink_chain", "pcie_chain", "Comparison",
+    "nvlink_vs_pcie",
+]
 
 
 def _positive(name: str, value: float) -> float:

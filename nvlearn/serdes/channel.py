@@ -19,6 +19,11 @@ The model, one unit interval (UI) at a time, ``samples_per_ui`` sub-steps per UI
 Outputs: symbol and bit error counts (so rates with confidence intervals) and an eye
 diagram (a 2-D histogram of the equalised waveform over two UIs around the sampling time).
 
+References
+----------
+J. G. Proakis and M. Salehi, "Digital Communications", 5th ed., McGraw-Hill, 2008, ch. 9
+(inter-symbol interference, MMSE linear equalisers, decision-feedback equalisers).
+
 Examples
 --------
 >>> r = simulate_link(200_000, "PAM4", snr_db=22.0, seed=1)
@@ -43,6 +48,8 @@ from nvlearn.serdes.pam import (
     pam_ser,
 )
 from nvlearn.serdes.stats import db_to_linear, wilson_interval
+
+__all__ = ["time_constant_ui", "scale_loss_db", "Eye", "LinkResult", "simulate_link"]
 
 #: Least half-height of the eye histogram (peak-normalised levels are +-1).
 _EYE_MIN_SPAN = 1.25
@@ -77,6 +84,20 @@ def scale_loss_db(loss_db: float, from_baud: float, to_baud: float, exponent: fl
     Copper loss in dB grows with frequency: ~sqrt(f) from the skin effect, ~f from the
     dielectric; ``exponent`` between 0.5 and 1 spans the two. Sending the same bits as NRZ
     needs twice PAM4's baud, so the NRZ signal meets the loss at twice the frequency.
+
+    Parameters
+    ----------
+    loss_db : float
+        Channel loss at ``from_baud``'s Nyquist frequency (half the baud), dB; >= 0.
+    from_baud, to_baud : float
+        Symbol rates, symbols/s (baud); > 0.
+    exponent : float
+        How loss in dB grows with frequency: 0.5 skin effect, 1 dielectric (default).
+
+    Returns
+    -------
+    float
+        Loss at ``to_baud``'s Nyquist frequency, dB.
 
     Examples
     --------

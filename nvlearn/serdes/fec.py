@@ -15,6 +15,15 @@ Because the first term dominates, CER ~ p^(t+1): halve the pre-FEC BER and the c
 error rate falls by ~2^16. That cliff is why links are specified at a pre-FEC BER (around
 2.4e-4 for KP4) rather than "error-free": below it, FEC makes the link effectively clean.
 
+References
+----------
+I. S. Reed and G. Solomon, "Polynomial codes over certain finite fields", J. SIAM
+8(2):300-304, 1960.
+IEEE Std 802.3-2022, Clause 91 (RS-FEC: RS(528,514) "KR4" and RS(544,514) "KP4", 10-bit
+symbols) and IEEE Std 802.3ck-2022 (RS(544,514) on 100 Gb/s lanes).
+D. Bertsekas and R. Gallager, "Data Networks", 2nd ed., Prentice Hall, 1992, Sec. 2.4
+(go-back-N retransmission, the replay model of :func:`retry_cost`).
+
 Examples
 --------
 >>> code = RSCode(544, 514)
@@ -35,6 +44,12 @@ from nvlearn import specs
 from nvlearn._jit import njit
 from nvlearn.serdes.chain import Overhead, reed_solomon
 from nvlearn.serdes.stats import wilson_interval
+
+__all__ = [
+    "RSCode", "catalogue_code", "symbol_error_probability", "codeword_error_rate",
+    "required_pre_fec_ber", "FecMonteCarlo", "simulate_codewords", "codeword_time",
+    "frame_error_rate", "RetryCost", "retry_cost",
+]
 
 
 @dataclass(frozen=True)
@@ -180,6 +195,20 @@ def codeword_error_rate(
     spends several of the t corrections at once, so at low BER bursts hurt far more than
     their bit count suggests. :func:`simulate_codewords` checks both.
 
+    Parameters
+    ----------
+    ber : float or ndarray
+        Pre-FEC bit error rate, in [0, 1].
+    code : RSCode
+        The Reed-Solomon code (n, k, symbol bits m, corrects t symbols).
+    burst_bits : int
+        Length of each error event in bits; 1 for independent bit errors.
+
+    Returns
+    -------
+    float or ndarray
+        Probability that a codeword is uncorrectable (the shape of ``ber``).
+
     Examples
     --------
     >>> code = RSCode(544, 514)
@@ -304,6 +333,12 @@ def simulate_codewords(
     seed : int or numpy.random.Generator
         Seed (or generator) of the random stream.
 
+    Returns
+    -------
+    FecMonteCarlo
+        Wrong symbols per simulated codeword, the measured BER and codeword error rate with
+        its Wilson interval.
+
     Examples
     --------
     >>> mc = simulate_codewords(2e-3, RSCode(544, 514), 20_000, seed=1)
@@ -336,6 +371,21 @@ def codeword_time(code: RSCode, lane_rate_raw: float, lanes: int = 1) -> float:
 
     A decoder cannot correct a codeword before all of it has arrived, so this is the least
     latency FEC adds per hop (the decoder's own pipeline comes on top).
+
+    Parameters
+    ----------
+    code : RSCode
+        The code; its codeword is ``n m`` bits on the line.
+    lane_rate_raw : float
+        Line rate of one lane before any code is removed, bytes/s per direction (106.25 Gb/s
+        is ``106.25e9 / 8``); > 0.
+    lanes : int
+        Lanes the codeword is striped over; >= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------
@@ -385,6 +435,21 @@ def retry_cost(frame_error_rate: float, round_trip: float, frame_time: float) ->
     everything sent since is replayed (go-back-N), so each failure wastes
     ``round_trip + frame_time`` of line time and adds that much latency. With failure
     probability f per send, a frame needs 1 / (1 - f) sends on average.
+
+    Parameters
+    ----------
+    frame_error_rate : float
+        Probability that one transmission of a frame fails its CRC, in [0, 1).
+    round_trip : float
+        Seconds from sending a frame to learning it failed (link round trip plus the
+        receiver's check); >= 0.
+    frame_time : float
+        Seconds one frame occupies the line; > 0.
+
+    Returns
+    -------
+    RetryCost
+        Mean sends per frame, mean extra latency per frame (s) and the goodput fraction.
 
     Examples
     --------

@@ -18,6 +18,13 @@ and with Gray coding (neighbouring levels differ in one bit) BER ~= SER / log2(M
 :func:`pam_ber` sums every level-to-level error with its exact bit distance instead of
 using that approximation. (Average-power SNR = peak SNR x (M+1) / (3 (M-1)).)
 
+References
+----------
+J. G. Proakis and M. Salehi, "Digital Communications", 5th ed., McGraw-Hill, 2008, ch. 4
+(symbol error probability of M-ary PAM in Gaussian noise, Gray labelling).
+IEEE Std 802.3bs-2017 and 802.3ck-2022 (PAM4 lanes of 200/400 GbE and 100 Gb/s electrical
+lanes, Gray-coded levels).
+
 Examples
 --------
 >>> modulation_order("PAM4"), bits_per_symbol("NRZ")
@@ -35,6 +42,11 @@ import math
 import numpy as np
 
 from nvlearn.serdes.stats import q_function
+
+__all__ = [
+    "SUPPORTED_ORDERS", "modulation_order", "modulation_name", "bits_per_symbol", "pam_levels",
+    "gray_code", "noise_sigma", "pam_ser", "pam_ber", "snr_for_ber",
+]
 
 #: Modulation orders the models support (powers of two, so every symbol carries whole bits).
 SUPPORTED_ORDERS: tuple[int, ...] = (2, 4, 8)

@@ -1,5 +1,12 @@
 """Small statistics for the link models: the Q-function, decibels, binomial confidence.
 
+References
+----------
+E. B. Wilson, "Probable inference, the law of succession, and statistical inference", J.
+Amer. Statist. Assoc. 22(158):209-212, 1927.
+L. D. Brown, T. T. Cai and A. DasGupta, "Interval estimation for a binomial proportion",
+Statistical Science 16(2):101-133, 2001 (why Wilson rather than the normal approximation).
+
 Examples
 --------
 >>> round(float(q_function(0.0)), 3)
@@ -16,6 +23,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+__all__ = ["q_function", "db_to_linear", "linear_to_db", "wilson_interval"]
 
 _ERFC = np.frompyfunc(math.erfc, 1, 1)
 
@@ -70,6 +79,20 @@ def wilson_interval(errors: int, trials: int, z: float = 1.96) -> tuple[float, f
 
     Unlike the normal approximation it stays inside [0, 1] and is honest when few (or no)
     errors were seen. ``z = 1.96`` gives 95 % confidence.
+
+    Parameters
+    ----------
+    errors : int
+        Errors seen, ``0 <= errors <= trials``.
+    trials : int
+        Bits or symbols observed; > 0.
+    z : float
+        Standard-normal quantile of the confidence level (1.96 for 95 %, 2.576 for 99 %).
+
+    Returns
+    -------
+    (float, float)
+        Lower and upper bound on the error probability, within [0, 1].
 
     Examples
     --------

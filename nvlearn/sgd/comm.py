@@ -56,6 +56,14 @@ the other instead — an upper bound, for comparison. Where each wire stage's ti
   latency of a rail route through an IB spine for every edge. A real 8,192-GPU cluster needs
   a third switch tier, so this latency is a lower bound.
 
+References
+----------
+P. Patarasuk and X. Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
+workstations", J. Parallel Distrib. Comput. 69(2):117-124, 2009 (the ring).
+X. Jia et al., "Highly scalable deep learning training system with mixed-precision",
+arXiv:1807.11205, 2018 (the hierarchical all-reduce across islands).
+NVIDIA NCCL 2.30.7, src/graph/tuning.cc (the achievable model's choice and prediction).
+
 Examples
 --------
 >>> est = allreduce_time("ib_cluster", 16, 14e9)       # 7B bf16 gradient, two DGX H100
@@ -75,6 +83,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from nvlearn import collectives, specs, tuner
+
+__all__ = [
+    "FABRICS", "MODELS", "SIM_MAX_RANKS", "gpus_per_node", "gpus_per_pod", "Stage", "WireEstimate",
+    "NCCLEstimate", "CommEstimate", "ring_steps", "ring_closed_form", "ib_rail_route",
+    "check_fabric", "check_gpu_count", "check_model", "nccl_fabric", "allreduce_time",
+    "wire_allreduce_time",
+]
 
 #: Fabric names accepted everywhere in :mod:`nvlearn.sgd`.
 FABRICS = ("pcie_box", "ib_cluster", "nvlink_pod")
@@ -283,7 +298,9 @@ def ring_closed_form(
     Parameters
     ----------
     collective : {"allreduce", "reduce_scatter", "allgather"}
+        The ring collective (K = 2(p-1) steps for all-reduce, p-1 otherwise).
     n_ranks : int
+        Ranks p >= 2 on the ring.
     n_bytes : float
         As in :class:`Stage`.
     bw_per_dir : float
@@ -532,6 +549,7 @@ def allreduce_time(fabric: str, n_gpus: int, n_bytes: float,
     Parameters
     ----------
     fabric : {"pcie_box", "ib_cluster", "nvlink_pod"}
+        A key of :data:`FABRICS`.
     n_gpus : int
         1..8, then multiples of 8 (of 256 beyond one pod on ``nvlink_pod``).
     n_bytes : float
@@ -544,6 +562,7 @@ def allreduce_time(fabric: str, n_gpus: int, n_bytes: float,
     Returns
     -------
     NCCLEstimate or WireEstimate
+        ``.time`` in seconds, and how it was found.
 
     Examples
     --------
@@ -572,6 +591,21 @@ def _nccl_choice(fabric: str, n_gpus: int, n_bytes: float) -> tuner.Choice:
 def wire_allreduce_time(fabric: str, n_gpus: int, n_bytes: float) -> WireEstimate:
     """The ``"wire"`` model: a ring all-reduce at link rate, flat in one island and
     hierarchical across islands (see the module docstring).
+
+    Parameters
+    ----------
+    fabric : {"pcie_box", "ib_cluster", "nvlink_pod"}
+        A key of :data:`FABRICS`.
+    n_gpus : int
+        Data-parallel GPUs (:func:`check_gpu_count` says which counts the fabric takes).
+    n_bytes : float
+        Gradient bytes per GPU (the all-reduce buffer); > 0.
+
+    Returns
+    -------
+    WireEstimate
+        Its stages (each with its time in seconds and how it was found); ``.time`` the
+        overlapped total, ``.sequential_time`` the stages added.
 
     Examples
     --------

@@ -26,6 +26,11 @@ import numpy as np
 
 from nvlearn import specs
 
+__all__ = [
+    "DEFAULT_TOKEN_BUDGET", "SECONDS_PER_HOUR", "JOULES_PER_KWH", "board_power_source", "IdleCost",
+    "idle_cost",
+]
+
 #: Default training budget: 1e12 tokens (a stated assumption; Llama 2 used 2e12).
 DEFAULT_TOKEN_BUDGET = 1e12
 SECONDS_PER_HOUR = 3600.0
@@ -90,6 +95,11 @@ def idle_cost(step, token_budget: float = DEFAULT_TOKEN_BUDGET, gpu: str = "h100
         Tokens in the whole training run.
     gpu : str
         Catalogue GPU key for the board power.
+
+    Returns
+    -------
+    IdleCost
+        Idle GPU-seconds and energy (J) per step, and over the run GPU-hours and kWh.
 
     Examples
     --------

@@ -4,6 +4,11 @@
 attribution are in ``data/digits.md``. :func:`load_digits` checks the file's SHA-256 so a
 changed or truncated copy fails loudly instead of training on something else.
 
+References
+----------
+E. Alpaydin and C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
+Repository, 1998, https://doi.org/10.24432/C50P49.
+
 Examples
 --------
 >>> d = load_digits()
@@ -19,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+__all__ = ["DIGITS_SHA256", "PIXEL_MAX", "digits_path", "Dataset", "load_digits"]
 
 #: SHA-256 of the committed ``data/digits.csv.gz`` (see data/digits.md).
 DIGITS_SHA256 = "09f66e6debdee2cd2b5ae59e0d6abbb73fc2b0e0185d2e1957e9ebb51e23aa22"

@@ -8,6 +8,11 @@ differences.
 Numpy only: the work is a few matrix products per step, which numpy hands to BLAS; a numba
 loop would be slower, not faster, at these sizes.
 
+References
+----------
+D. E. Rumelhart, G. E. Hinton and R. J. Williams, "Learning representations by
+back-propagating errors", Nature 323:533-536, 1986 (the hand-written gradients).
+
 Examples
 --------
 >>> import numpy as np
@@ -22,6 +27,8 @@ Examples
 from __future__ import annotations
 
 import numpy as np
+
+__all__ = ["REDUCTIONS", "SoftmaxRegression", "MLP", "accuracy"]
 
 REDUCTIONS = ("mean", "sum")
 
@@ -115,6 +122,24 @@ class SoftmaxRegression:
 
         ``reduction="sum"`` adds the samples' losses (what a worker contributes to an
         all-reduce); ``"mean"`` divides by the batch size.
+
+        Parameters
+        ----------
+        w : ndarray, shape (n_params,)
+            Flat parameters (weights, then biases).
+        X : ndarray, shape (n, n_features)
+            The batch.
+        y : ndarray of int, shape (n,)
+            Labels, ``0 <= y < n_classes``.
+        reduction : {"mean", "sum"}
+            Average or add the samples' losses and gradients.
+
+        Returns
+        -------
+        loss : float
+            Cross-entropy, in nats (per sample for "mean", summed for "sum").
+        grad : ndarray, shape (n_params,)
+            Its gradient with respect to ``w``.
         """
         _check_batch(X, y, self.n_features, self.n_classes)
         W, b = self._unpack(w)
@@ -138,6 +163,17 @@ class MLP:
     name = "MLP"
 
     def __init__(self, n_features: int, n_hidden: int, n_classes: int) -> None:
+        """Build the MLP's shape; weights come from :meth:`init`.
+
+        Parameters
+        ----------
+        n_features : int
+            Inputs per sample; >= 1.
+        n_hidden : int
+            Width of the tanh hidden layer; >= 1.
+        n_classes : int
+            Output classes; >= 2.
+        """
         if n_features < 1 or n_hidden < 1 or n_classes < 2:
             raise ValueError("need n_features >= 1, n_hidden >= 1 and n_classes >= 2")
         self.n_features, self.n_hidden, self.n_classes = int(n_features), int(n_hidden), int(
@@ -176,7 +212,26 @@ class MLP:
     def loss_and_grad(
         self, w: np.ndarray, X: np.ndarray, y: np.ndarray, reduction: str = "mean"
     ) -> tuple[float, np.ndarray]:
-        """Cross-entropy over the batch and its gradient (backpropagation by hand)."""
+        """Cross-entropy over the batch and its gradient (backpropagation by hand).
+
+        Parameters
+        ----------
+        w : ndarray, shape (n_params,)
+            Flat parameters (W1, b1, W2, b2).
+        X : ndarray, shape (n, n_features)
+            The batch.
+        y : ndarray of int, shape (n,)
+            Labels, ``0 <= y < n_classes``.
+        reduction : {"mean", "sum"}
+            Average or add the samples' losses and gradients.
+
+        Returns
+        -------
+        loss : float
+            Cross-entropy, in nats (per sample for "mean", summed for "sum").
+        grad : ndarray, shape (n_params,)
+            Its gradient with respect to ``w``.
+        """
         _check_batch(X, y, self.n_features, self.n_classes)
         W1, b1, W2, b2 = self._unpack(w)
         hidden = np.tanh(X @ W1 + b1)
@@ -189,6 +244,22 @@ class MLP:
 
 def accuracy(model, w: np.ndarray, X: np.ndarray, y: np.ndarray) -> float:
     """Fraction of samples whose highest-scoring class is the label.
+
+    Parameters
+    ----------
+    model : SoftmaxRegression or MLP
+        Anything with ``logits(w, X)``.
+    w : ndarray
+        The model's flat parameters.
+    X : ndarray, shape (n, n_features)
+        Samples.
+    y : ndarray of int, shape (n,)
+        Labels.
+
+    Returns
+    -------
+    float
+        In [0, 1].
 
     Examples
     --------

@@ -15,6 +15,14 @@ unequal shards. Mathematically it equals single-worker SGD on the whole batch; i
 point it agrees to rounding, because a sum of the same numbers in a different order rounds
 differently (:func:`dp_equivalence` measures by how much).
 
+References
+----------
+P. Goyal et al., "Accurate, large minibatch SGD: training ImageNet in 1 hour",
+arXiv:1706.02677, 2017 (synchronous data-parallel SGD: the all-reduced gradient of N
+workers is the large-batch gradient).
+N. J. Higham, "The accuracy of floating point summation", SIAM J. Sci. Comput. 14(4):783-799,
+1993 (why a different order of the same additions rounds differently).
+
 Examples
 --------
 >>> from nvlearn.sgd.data import load_digits
@@ -34,6 +42,11 @@ import numpy as np
 
 from nvlearn import collectives, dataplane
 from nvlearn.sgd.models import accuracy
+
+__all__ = [
+    "COMPUTE_DTYPES", "allreduce_sum", "worker_gradients", "Equivalence", "dp_equivalence",
+    "History", "train",
+]
 
 #: Precisions a training step can run in (bf16 only for the all-reduce, see ``reduce_dtype``).
 COMPUTE_DTYPES = ("float64", "float32")
@@ -72,6 +85,7 @@ def allreduce_sum(grads: np.ndarray, algorithm: str = "ring", dtype: str | None 
     Parameters
     ----------
     grads : ndarray, shape (n_workers, n_params)
+        Worker i's vector in row i.
     algorithm : str
         An all-reduce algorithm of :data:`nvlearn.collectives.ALGORITHMS`.
     dtype : {"float64", "float32", "float16", "bfloat16"}, optional
@@ -98,6 +112,17 @@ def allreduce_sum(grads: np.ndarray, algorithm: str = "ring", dtype: str | None 
 
 def worker_gradients(model, w: np.ndarray, X: np.ndarray, y: np.ndarray, n_workers: int):
     """Each worker's summed loss and gradient over its shard of ``(X, y)``.
+
+    Parameters
+    ----------
+    model : SoftmaxRegression or MLP
+        The model (``loss_and_grad`` with ``reduction="sum"``).
+    w : ndarray, shape (n_params,)
+        Parameters every worker holds; its dtype is the arithmetic's.
+    X, y : ndarray
+        The global batch, split over the workers into shards differing by at most one sample.
+    n_workers : int
+        Workers N, 1 <= N <= len(y).
 
     Returns
     -------
@@ -166,6 +191,27 @@ def dp_equivalence(
     Both are computed in ``dtype`` (the model's arithmetic and the additions). They agree to
     a few units of ``dtype``'s epsilon: the same per-sample terms are added in a different
     order (BLAS inside one matrix product vs shard sums added around the ring).
+
+    Parameters
+    ----------
+    model : SoftmaxRegression or MLP
+        The model.
+    w : ndarray
+        Parameters (cast to ``dtype``).
+    X, y : ndarray
+        The global batch.
+    n_workers : int
+        Workers N, 1 <= N <= len(y).
+    dtype : {"float64", "float32"}
+        Precision of the model and of the all-reduce's additions (:data:`COMPUTE_DTYPES`).
+    algorithm : str
+        The all-reduce algorithm whose order of additions is used.
+
+    Returns
+    -------
+    Equivalence
+        The largest absolute and relative difference, ``dtype``'s epsilon, and whether all
+        ranks hold bit-identical sums.
 
     Examples
     --------
@@ -237,6 +283,7 @@ def train(
     Parameters
     ----------
     model : SoftmaxRegression or MLP
+        The model; its ``init(seed)`` gives the starting weights.
     train_set, test_set : Dataset
         ``test_set`` is optional (then no accuracy is recorded).
     n_workers : int
@@ -256,6 +303,11 @@ def train(
         Precision of the all-reduce additions (default ``dtype``).
     algorithm : str
         All-reduce algorithm.
+
+    Returns
+    -------
+    History
+        Per-step loss, per-epoch train loss (and test accuracy), the final weights.
 
     Examples
     --------

@@ -29,6 +29,15 @@ not to slow the compute down (in reality it takes some SMs and memory bandwidth)
 Scaling efficiency = compute time / step time: the fraction of linear speed-up that is
 achieved, since the compute alone scales perfectly in this model.
 
+References
+----------
+A. Chowdhery et al., "PaLM: scaling language modeling with Pathways", arXiv:2204.02311, 2022,
+appendix B (model FLOPs utilisation).
+J. Kaplan et al., "Scaling laws for neural language models", arXiv:2001.08361, 2020 (about
+``6 P`` training FLOPs per token).
+S. Li et al., "PyTorch Distributed: experiences on accelerating data parallel training",
+PVLDB 13(12):3005-3018, 2020 (DDP's gradient buckets and their overlap with backward).
+
 Examples
 --------
 >>> st = step_time(7e9, 256, "nvlink_pod", global_batch_tokens=2**22, mfu=0.4)
@@ -51,6 +60,12 @@ from nvlearn.sgd.comm import (
     check_gpu_count,
     check_model,
 )
+
+__all__ = [
+    "DDP_BUCKET_BYTES", "FLOPS_PER_PARAM_TOKEN", "BACKWARD_FRACTION", "DEFAULT_MFU",
+    "DEFAULT_GLOBAL_BATCH_TOKENS", "GRAD_BYTES", "MODEL_SIZES", "compute_time", "grad_bytes",
+    "StepTimeline", "bucket_schedule", "StepTime", "step_time", "SCALING_GPUS", "scaling",
+]
 
 #: PyTorch DDP's default bucket: ``bucket_cap_mb=25`` (mebibytes in its implementation).
 DDP_BUCKET_BYTES = 25 * 2**20
@@ -79,6 +94,22 @@ def compute_time(n_params: float, tokens: float, gpu: str = "h100",
     """Seconds for one GPU to run forward + backward on ``tokens`` tokens.
 
     ``6 x n_params x tokens / (bf16 dense FLOP/s x mfu)``.
+
+    Parameters
+    ----------
+    n_params : float
+        Model parameters P; > 0.
+    tokens : float
+        Tokens this GPU processes in the step; > 0.
+    gpu : str
+        Catalogue GPU key; its peak bf16 dense FLOP/s is used.
+    mfu : float
+        Model FLOPs utilisation, 0 < mfu <= 1.
+
+    Returns
+    -------
+    float
+        Seconds.
 
     Examples
     --------
@@ -165,6 +196,11 @@ def bucket_schedule(forward: float, backward: float, total_bytes: float, bucket_
         Gradient size and bucket cap, bytes (the last bucket holds the remainder).
     comm_time : callable
         ``comm_time(n_bytes) -> seconds`` for one all-reduce.
+
+    Returns
+    -------
+    StepTimeline
+        Bucket sizes (bytes) and when each bucket is ready, starts and ends (seconds).
 
     Examples
     --------
@@ -261,6 +297,7 @@ def step_time(
     n_gpus : int
         Data-parallel GPUs (see :func:`nvlearn.sgd.comm.check_gpu_count`).
     fabric : {"pcie_box", "ib_cluster", "nvlink_pod"}
+        A key of :data:`nvlearn.sgd.comm.FABRICS`.
     global_batch_tokens : float
         Tokens per step over all GPUs; each GPU gets ``global_batch_tokens / n_gpus``.
     mfu : float
@@ -276,6 +313,12 @@ def step_time(
     model : {"achievable", "wire"}
         How every all-reduce is timed: NCCL's choice per size (default), or a ring at link
         rate (:func:`nvlearn.sgd.comm.allreduce_time`).
+
+    Returns
+    -------
+    StepTime
+        Compute, communication, exposed communication and the step, in seconds; the
+        all-reduce estimate and the bucket timeline.
 
     Examples
     --------
@@ -323,6 +366,23 @@ SCALING_GPUS = (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
 
 def scaling(n_params: float, fabric: str, gpu_counts=SCALING_GPUS, **kwargs) -> list[StepTime]:
     """:func:`step_time` for each GPU count (keyword arguments passed on).
+
+    Parameters
+    ----------
+    n_params : float
+        Model parameters.
+    fabric : {"pcie_box", "ib_cluster", "nvlink_pod"}
+        The fabric.
+    gpu_counts : sequence of int
+        GPU counts to model (default :data:`SCALING_GPUS`).
+    **kwargs
+        Keyword arguments of :func:`step_time` (``global_batch_tokens``, ``mfu``, ``overlap``,
+        ``model`` ...).
+
+    Returns
+    -------
+    list of StepTime
+        One per GPU count, times in seconds.
 
     Examples
     --------

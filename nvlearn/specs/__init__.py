@@ -10,6 +10,14 @@ unit, direction, kind, source and where in the source) and ``.source(field)``, a
 citation. Figures that follow from others (an H100's per-direction NVLink total, a PCIe x16
 rate) are *properties* computed from their parts, never stored.
 
+References
+----------
+The catalogue's own ``sources`` table (``data/hardware.json``) cites every figure; the main
+documents are NVIDIA's "NVIDIA H100 Tensor Core GPU Architecture" white paper (2022) and
+"NVIDIA Blackwell Architecture Technical Brief" (2024), A. Ishii and R. Wells, Hot Chips 34
+(2022, the NVLink-Network Switch), the PCI-SIG PCI Express Base Specifications, IEEE Std
+802.3 (line codes and RS FEC) and NVIDIA NCCL 2.30.7 (src/graph/tuning.cc, the NCCL model).
+
 Examples
 --------
 >>> from nvlearn import specs

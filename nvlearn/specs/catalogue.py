@@ -27,6 +27,8 @@ from .records import (
     _LatencyEntry,
 )
 
+__all__ = ["Catalogue"]
+
 # category -> record class (None: systems, one class per key). Order matters: line codes and
 # FEC codes are built first because PCIe and network rates refer to them.
 _CATEGORIES: dict[str, type[Record] | None] = {
@@ -66,6 +68,18 @@ class Catalogue:
 
     def __init__(self, path: Path, sources: Mapping[str, Source],
                  entries: Mapping[str, Mapping[str, Any]]) -> None:
+        """Hold already-loaded records (the loader builds them; use :func:`~nvlearn.specs.load`).
+
+        Parameters
+        ----------
+        path : Path
+            The ``hardware.json`` the records came from.
+        sources : mapping of str to Source
+            Every cited source, by key.
+        entries : mapping of str to mapping of str to record
+            Per category (``"nvlink"``, ``"gpus"`` ...), the typed records by key, values in SI
+            units.
+        """
         self.path = path
         self.sources = types.MappingProxyType(dict(sources))
         self._entries = {c: types.MappingProxyType(dict(e)) for c, e in entries.items()}

@@ -8,6 +8,11 @@ from typing import Any
 
 from ..units import DIRECTIONS
 
+__all__ = [
+    "DATA_ENV_VAR", "DATA_FILE", "KINDS", "ALGORITHMS", "PROTOCOLS", "LINK_TYPES", "ARCHITECTURES",
+    "RATE_DIRECTIONS", "Source", "Quantity",
+]
+
 #: Environment variable naming a directory that holds an alternative ``hardware.json``.
 DATA_ENV_VAR = "NVLEARN_DATA_DIR"
 DATA_FILE = "hardware.json"

@@ -13,6 +13,12 @@ from .provenance import (
     Source,
 )
 
+__all__ = [
+    "Record", "NVLinkGen", "NVSwitchGen", "DGXH100", "BoardVariant", "NVLinkSwitch1U",
+    "NVLinkSwitchSystem", "DGXGH200", "GB200NVL72", "DGXA100SuperPODHDR", "System", "LineCode",
+    "FECCode", "PCIeGen", "NetworkRate", "IBSwitch", "NIC", "GPU", "Latency",
+]
+
 # --------------------------------------------------------------------------------------
 # Records
 # --------------------------------------------------------------------------------------

@@ -19,6 +19,13 @@ fault into a simulation and reports the result beside the healthy run:
 Times come from :func:`nvlearn.sim.simulate` under the model asked for (default
 ``"achievable"``: NCCL's per-link rates, protocol and per-step latencies).
 
+References
+----------
+J. Dean and L. A. Barroso, "The tail at scale", Commun. ACM 56(2):74-80, 2013 (a
+synchronous step waits for its slowest part).
+NVIDIA NCCL, src/graph/connect.cc and src/transport/net.cc (channels fixed per NIC when the
+communicator is built, so a lost rail is not routed around).
+
 Examples
 --------
 >>> from nvlearn.topology import dgx_h100
@@ -42,6 +49,11 @@ import numpy as np
 from nvlearn.schedule import Schedule
 from nvlearn.sim import models as sim_models
 from nvlearn.topology import NODE_IB_SWITCH, NODE_NIC, NODE_NVSWITCH, NODE_PCIE_SWITCH
+
+__all__ = [
+    "FAULTS", "ALGORITHMS", "ROUTINGS", "MAX_CHUNKS", "RING_SLOTS", "link_ids", "node_links",
+    "plane_links", "rail_links", "with_rank_delay", "FaultRun", "default_chunks", "run_fault",
+]
 
 #: The faults :func:`run_fault` knows, in the order the notebook shows them.
 FAULTS = ("none", "slow_gpu", "slow_link", "failed_plane", "lost_rail")
@@ -68,6 +80,20 @@ def _node(topology, name: str) -> int:
 
 def link_ids(topology, src: str, dst: str, both: bool = False) -> np.ndarray:
     """Directed link ids from node ``src`` to node ``dst`` (and back, with ``both``).
+
+    Parameters
+    ----------
+    topology : Topology
+        The fabric.
+    src, dst : str
+        Topology node names (``"gpu3"``, ``"nvswitch0"``, ``"n1.nic5"`` ...).
+    both : bool
+        Also the links from ``dst`` back to ``src``.
+
+    Returns
+    -------
+    ndarray of int
+        Directed link ids; ValueError if none joins the two.
 
     Examples
     --------
@@ -179,6 +205,21 @@ def with_rank_delay(schedule: Schedule, rank: int, seconds: float) -> Schedule:
     queue up behind the late rank then share its links in the fluid model instead of going
     one after another as NCCL's FIFO connections would: use ``chunks >= 2`` for a ring.
 
+    Parameters
+    ----------
+    schedule : Schedule
+        Any validated schedule.
+    rank : int
+        The late rank, ``0 <= rank < n_ranks``.
+    seconds : float
+        How late it arrives, seconds; finite and >= 0.
+
+    Returns
+    -------
+    Schedule
+        One op more (the gate, op 0); ``meta`` records the rank, the delay and how many ops
+        were gated.
+
     Examples
     --------
     >>> from nvlearn.collectives import allreduce
@@ -270,6 +311,22 @@ def default_chunks(topology, algorithm: str, n_bytes: float,
     """Pipeline depth: :data:`RING_SLOTS` for the ring, else the depth
     :func:`nvlearn.tuner.sweep.best_chunks` picks, at most :data:`MAX_CHUNKS`.
 
+    Parameters
+    ----------
+    topology : Topology
+        The fabric the all-reduce runs on.
+    algorithm : str
+        A key of :data:`ALGORITHMS`.
+    n_bytes : float
+        Per-GPU all-reduce buffer in bytes.
+    model : {"achievable", "wire"}
+        The model the depth is chosen under.
+
+    Returns
+    -------
+    int
+        Pipeline chunks, 1 to :data:`MAX_CHUNKS`.
+
     Examples
     --------
     >>> from nvlearn.topology import dgx_h100
@@ -306,6 +363,7 @@ def run_fault(topology, algorithm: str, n_bytes: float, fault: str = "none", *,
     topology : Topology
         ``dgx_h100()`` or ``ib_cluster(...)``.
     algorithm : {"ring", "nccl_tree", "double_binary_tree", "nvls", "hierarchical"}
+        The all-reduce algorithm (:data:`ALGORITHMS`).
     n_bytes : float
         Per-GPU buffer, bytes.
     fault : one of :data:`FAULTS`
@@ -315,16 +373,29 @@ def run_fault(topology, algorithm: str, n_bytes: float, fault: str = "none", *,
         ``"failed_plane"`` kills NVSwitch plane ``plane`` (every box); ``"lost_rail"``
         removes InfiniBand rail ``rail`` (default: the last; only the last can be rebuilt
         around, since ring and tree channel ``c`` use rail ``c``).
+    gpu : int
+        Rank of the slow GPU, or of the GPU whose link is slow.
+    plane : int
+        NVSwitch plane of the slow link or of the failed plane.
+    rail : int, optional
+        InfiniBand rail that is lost (default: the last).
+    factor : float
+        Capacity factor of the slow link, in (0, 1].
+    delay : float
+        Seconds the slow GPU arrives late; >= 0.
     routing : {"static", "adaptive"}
         Slow link only: keep the healthy routes (``link_factor`` of the simulator) or let
         them follow the remaining capacity (:func:`~nvlearn.topology.with_link_factor`).
     chunks : int, optional
         Pipeline depth; default :func:`default_chunks`.
     model : {"achievable", "wire"}
+        The simulator's model of the fabric.
 
     Returns
     -------
     FaultRun
+        The faulty and the healthy SimResult (times in seconds), the links the fault
+        touches, and a note; ``.slowdown`` their ratio.
 
     Examples
     --------

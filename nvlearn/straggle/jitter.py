@@ -24,6 +24,18 @@ between sorted exponentials are independent exponentials of means ``scale/p``,
 only like ``sigma sqrt(2 ln p)`` (the leading term of the extreme-value asymptotics); the
 exact value is an integral (:meth:`Normal.expected_max`).
 
+References
+----------
+J. Dean and L. A. Barroso, "The tail at scale", Commun. ACM 56(2):74-80, 2013.
+J. Chen, X. Pan, R. Monga, S. Bengio and R. Jozefowicz, "Revisiting distributed synchronous
+SGD", arXiv:1604.00981, 2016 (backup workers: wait for the fastest k of p).
+K. Lee et al., "Speeding up distributed machine learning using codes", IEEE Trans. Inf.
+Theory 64(3):1514-1529, 2018; S. Dutta et al., "Slow and stale gradients can win the race:
+error-runtime trade-offs in distributed SGD", AISTATS 2018 (shifted-exponential compute
+times).
+H. A. David and H. N. Nagaraja, "Order Statistics", 3rd ed., Wiley, 2003 (Renyi's
+representation, the expected maximum of normals).
+
 Examples
 --------
 >>> d = ShiftedExponential(shift=1.0, scale=0.02)
@@ -39,6 +51,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from nvlearn import specs
+
+__all__ = [
+    "SECONDS_PER_HOUR", "JOULES_PER_KWH", "harmonic", "ShiftedExponential", "Normal",
+    "expected_max_normal", "monte_carlo_max", "JitterIdle", "idle_cost",
+]
 
 SECONDS_PER_HOUR = 3600.0
 JOULES_PER_KWH = 3.6e6
@@ -182,6 +199,20 @@ def expected_max_normal(p: int, mean: float = 0.0, sd: float = 1.0) -> float:
     It over-estimates at moderate ``p`` (the next term is negative) and its ratio to the
     exact value tends to 1 only slowly.
 
+    Parameters
+    ----------
+    p : int
+        GPUs (draws), >= 1.
+    mean : float
+        Mean step time, seconds.
+    sd : float
+        Standard deviation of the step time, seconds.
+
+    Returns
+    -------
+    float
+        Seconds.
+
     Examples
     --------
     >>> round(expected_max_normal(8192), 3)
@@ -193,6 +224,24 @@ def expected_max_normal(p: int, mean: float = 0.0, sd: float = 1.0) -> float:
 
 def monte_carlo_max(dist, p: int, trials: int, seed: int = 0, block: int = 1 << 22):
     """Maxima of ``p`` draws of ``dist``, ``trials`` times (numpy, seeded; in blocks).
+
+    Parameters
+    ----------
+    dist : ShiftedExponential or Normal
+        Anything with ``sample(size, rng)``.
+    p : int
+        GPUs (draws per trial), >= 1.
+    trials : int
+        Independent steps simulated, >= 1.
+    seed : int
+        Seed of the numpy Generator.
+    block : int
+        Draws generated at once (memory bound), about ``block`` floats.
+
+    Returns
+    -------
+    ndarray of float, shape (trials,)
+        The slowest GPU's time of each trial, seconds.
 
     Examples
     --------
@@ -243,6 +292,22 @@ class JitterIdle:
 
 def idle_cost(dist, p: int, steps: float, gpu: str = "h100") -> JitterIdle:
     """What waiting for the slowest of ``p`` GPUs costs over ``steps`` synchronous steps.
+
+    Parameters
+    ----------
+    dist : ShiftedExponential or Normal
+        Per-GPU step time, seconds.
+    p : int
+        GPUs in the synchronous job, >= 1.
+    steps : float
+        Training steps; > 0.
+    gpu : str
+        Catalogue GPU key (its board power, W, prices the energy).
+
+    Returns
+    -------
+    JitterIdle
+        Idle GPU-seconds per step, GPU-hours and kWh over the run.
 
     Examples
     --------

@@ -15,6 +15,14 @@ shuffles), with every sum over workers done by :func:`nvlearn.sgd.parallel.allre
   weights of ``d_i`` steps ago, ``d_i`` drawn uniformly from ``0..s`` per step and worker —
   a fast worker does not wait for a slow one's current gradient. ``s = 0`` is synchronous.
 
+References
+----------
+S. U. Stich, "Local SGD converges fast and communicates little", ICLR 2019.
+T. Lin, S. U. Stich, K. K. Patel and M. Jaggi, "Don't use large mini-batches, use local
+SGD", ICLR 2020.
+Q. Ho et al., "More effective distributed ML via a stale synchronous parallel parameter
+server", NIPS 2013.
+
 Examples
 --------
 >>> from nvlearn.sgd import SoftmaxRegression, load_digits
@@ -32,6 +40,8 @@ import numpy as np
 
 from nvlearn.sgd.models import accuracy
 from nvlearn.sgd.parallel import _check_workers, allreduce_sum
+
+__all__ = ["SyncHistory", "train_local_sgd", "train_stale"]
 
 
 @dataclass
@@ -86,6 +96,32 @@ def train_local_sgd(model, train_set, *, n_workers: int = 8, batch_size: int = 6
     The weights are averaged at the end of every epoch too, so the epoch metrics are of one
     model.
 
+    Parameters
+    ----------
+    model : SoftmaxRegression or MLP
+        The model.
+    train_set, test_set : Dataset
+        ``test_set`` is optional (then no accuracy is recorded).
+    n_workers : int
+        Workers N; each global batch is split over them.
+    batch_size : int
+        Global batch (all workers together), samples.
+    lr : float
+        Learning rate eta, > 0.
+    epochs : int
+        Passes over the training set.
+    sync_every : int
+        H, local steps between weight averages; >= 1 (1 = synchronous SGD).
+    seed : int
+        Seeds the initial weights and shuffles, as :func:`nvlearn.sgd.train`.
+    algorithm : str
+        All-reduce algorithm of the weight average.
+
+    Returns
+    -------
+    SyncHistory
+        Per-step loss, per-epoch metrics, step and all-reduce counts, final weights ``w``.
+
     Examples
     --------
     >>> from nvlearn.sgd import SoftmaxRegression, load_digits, train
@@ -139,6 +175,32 @@ def train_stale(model, train_set, *, n_workers: int = 8, batch_size: int = 64,
 
     The delays are drawn from their own generator (seed + 1), so the batches are those of
     :func:`nvlearn.sgd.train` with the same seed.
+
+    Parameters
+    ----------
+    model : SoftmaxRegression or MLP
+        The model.
+    train_set, test_set : Dataset
+        ``test_set`` is optional (then no accuracy is recorded).
+    n_workers : int
+        Workers N; each global batch is split over them.
+    batch_size : int
+        Global batch (all workers together), samples.
+    lr : float
+        Learning rate eta, > 0.
+    epochs : int
+        Passes over the training set.
+    staleness : int
+        s >= 0: each worker's gradient is on the weights of 0..s steps ago (0 = synchronous).
+    seed : int
+        Seeds the initial weights and shuffles (the delays use ``seed + 1``).
+    algorithm : str
+        All-reduce algorithm of the gradient sum.
+
+    Returns
+    -------
+    SyncHistory
+        Per-step loss, per-epoch metrics, step and all-reduce counts, final weights ``w``.
 
     Examples
     --------

@@ -21,6 +21,11 @@ from .core import (
     Topology,
 )
 
+__all__ = [
+    "FabricBuilder", "check_count", "check_rate", "single_switch", "ring", "fully_connected",
+    "with_link_factor",
+]
+
 
 class FabricBuilder:
     """Accumulate nodes and full-duplex cables, then freeze them into a :class:`Topology`.
@@ -35,7 +40,7 @@ class FabricBuilder:
     """
 
     def __init__(self) -> None:
-        self._nodes: list[tuple[int, str, int, int, int]] = []
+        self._nodes: list[tuple[int, str, int, int, int, int]] = []
         self._links: list[tuple[int, int, float, float, int, int]] = []
         self._gpus: list[int] = []
 
@@ -46,34 +51,71 @@ class FabricBuilder:
         Parameters
         ----------
         kind : int
-            ``NODE_GPU``, ``NODE_NVSWITCH``, ``NODE_NIC`` ... (see ``NODE_KIND_NAMES``).
+            ``NODE_GPU``, ``NODE_NVSWITCH``, ``NODE_NIC``, ``NODE_IB_SWITCH``, ``NODE_PCIE_SWITCH``
+            or ``NODE_CPU``.
         name : str
-            Unique within the fabric.
+            Unique node name (builders follow the naming scheme of :mod:`.fabrics`).
         box : int
-            The server (node) it belongs to, or -1 for the fabric's own switches.
+            Server the node sits in, -1 for a fabric switch outside any server.
         tier : int
-            0 for GPUs, 1 for the first switch tier above them, and so on.
+            0 for endpoints (GPUs, NICs, CPUs), 1 for the first switch tier, 2 for the second ...
         plane : int
-            The NVSwitch plane or network rail it serves, or -1.
+            NVSwitch plane or network rail, -1 if none.
         enclosure : int
             The physical switch box a fabric chip sits in (two chips per 1U NVLink Switch),
             or -1.
+
+        Returns
+        -------
+        int
+            The new node's id.
         """
         self._nodes.append((kind, name, box, tier, plane, enclosure))
         return len(self._nodes) - 1
 
     def gpu(self, name: str, *, box: int = -1, plane: int = -1) -> int:
-        """Add a GPU (the next rank); returns its node id."""
+        """Add a GPU (the next rank); returns its node id.
+
+        Parameters
+        ----------
+        name : str
+            Unique node name.
+        box : int
+            Server the GPU sits in, -1 if none.
+        plane : int
+            Rail of the GPU (its NIC's rail), -1 if none.
+
+        Returns
+        -------
+        int
+            The GPU's node id; its rank is the number of GPUs added before it.
+        """
         node = self.node(NODE_GPU, name, box=box, tier=0, plane=plane)
         self._gpus.append(node)
         return node
 
     def cable(self, a: int, b: int, *, bw_per_dir: float, kind: int, count: int = 1,
               latency_ab: float = 0.0, latency_ba: float | None = None) -> None:
-        """Connect ``a`` and ``b`` with ``count`` bundled full-duplex links.
+        """Connect ``a`` and ``b`` with ``count`` bundled full-duplex links (two directed links).
 
-        ``bw_per_dir`` is the capacity of the whole bundle, bytes/s per direction;
-        ``latency_ab`` / ``latency_ba`` are the seconds each direction adds.
+        Parameters
+        ----------
+        a, b : int
+            Node ids from :meth:`node` / :meth:`gpu`.
+        bw_per_dir : float
+            Capacity of the whole bundle, bytes/s per direction (not per physical link); > 0.
+        kind : int
+            ``LINK_NVLINK``, ``LINK_NVLINK_NETWORK``, ``LINK_PCIE``, ``LINK_IB`` or ``LINK_ETH``.
+        count : int
+            Physical links in the bundle (recorded, for path counts); >= 1.
+        latency_ab : float
+            Seconds the direction ``a -> b`` adds to a transfer; >= 0.
+        latency_ba : float, optional
+            Seconds the direction ``b -> a`` adds (default ``latency_ab``).
+
+        Returns
+        -------
+        None
         """
         back = latency_ab if latency_ba is None else latency_ba
         self._links.append((a, b, float(bw_per_dir), float(latency_ab), count, kind))
@@ -97,7 +139,21 @@ class FabricBuilder:
 
 
 def check_count(n: object, what: str, minimum: int) -> int:
-    """``n`` as an int >= ``minimum``, or a ValueError that says so."""
+    """``n`` as an int >= ``minimum``, or a ValueError that says so.
+
+    Parameters
+    ----------
+    n : object
+        The value given by the caller; bools and non-integers are refused.
+    what : str
+        Names the argument in the error message.
+    minimum : int
+        Smallest allowed value.
+
+    Returns
+    -------
+    int
+    """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise ValueError(f"{what} must be a whole number >= {minimum}, got {n!r}")
     if n < minimum:
@@ -106,7 +162,21 @@ def check_count(n: object, what: str, minimum: int) -> int:
 
 
 def check_rate(value: float, what: str, *, allow_zero: bool = False) -> float:
-    """``value`` as a finite float > 0 (or >= 0), or a ValueError that says so."""
+    """``value`` as a finite float > 0 (or >= 0), or a ValueError that says so.
+
+    Parameters
+    ----------
+    value : float
+        The value given (a rate in bytes/s, a latency in s, a factor ...).
+    what : str
+        Names the argument in the error message.
+    allow_zero : bool
+        Accept 0 as well.
+
+    Returns
+    -------
+    float
+    """
     value = float(value)
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok:
@@ -153,6 +223,11 @@ def single_switch(n: int, bw_per_dir: float, latency: float = 0.0, *,
     link_kind : int
         ``LINK_NVLINK`` (default; the switch is an NVSwitch), ``LINK_PCIE`` or ``LINK_IB``...
 
+    Returns
+    -------
+    Topology
+        ``n`` GPUs and one switch node named ``"switch"``; ``2 n`` directed links.
+
     Examples
     --------
     >>> topo = single_switch(8, bw_per_dir=450e9)
@@ -185,6 +260,11 @@ def ring(n: int, bw_per_dir: float, latency: float = 0.0, *,
     link_kind : int
         Link kind, default ``LINK_NVLINK``.
 
+    Returns
+    -------
+    Topology
+        ``n`` GPUs, no switch.
+
     Examples
     --------
     >>> ring(4, bw_per_dir=25e9).n_links
@@ -211,6 +291,11 @@ def fully_connected(n: int, bw_per_dir: float, latency: float = 0.0, *,
     link_kind : int
         Link kind, default ``LINK_NVLINK``.
 
+    Returns
+    -------
+    Topology
+        ``n`` GPUs, ``n (n - 1)`` directed links, no switch.
+
     Examples
     --------
     >>> fully_connected(4, bw_per_dir=25e9).n_links
@@ -233,10 +318,16 @@ def with_link_factor(topo: Topology, links: ArrayLike, factor: ArrayLike) -> Top
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     links : int, array of int, or boolean mask of length ``topo.n_links``
         Directed link ids (a cable is two links: degrade both if the cable is bad).
     factor : float or array of float
         >= 0 and finite, one value or one per selected link.
+
+    Returns
+    -------
+    Topology
+        A new Topology, its routes following the new capacities; ``topo`` is unchanged.
 
     Examples
     --------

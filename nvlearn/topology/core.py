@@ -18,6 +18,13 @@ from numpy.typing import ArrayLike
 from .. import specs
 from ..units import format_rate
 
+__all__ = [
+    "NODE_GPU", "NODE_NVSWITCH", "NODE_NIC", "NODE_IB_SWITCH", "NODE_PCIE_SWITCH", "NODE_CPU",
+    "NODE_KIND_NAMES", "LINK_NVLINK", "LINK_NVLINK_NETWORK", "LINK_PCIE", "LINK_IB", "LINK_ETH",
+    "LINK_KIND_NAMES", "LINK_KIND_KEYS", "DEFAULT_GPU", "Path", "ROUTING_POLICIES", "check_seed",
+    "check_policy", "Router", "ROUTERS", "Topology",
+]
+
 NODE_GPU = 0
 NODE_NVSWITCH = 1
 NODE_NIC = 2

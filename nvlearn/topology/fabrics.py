@@ -19,6 +19,20 @@ nodes of :func:`nvlink_pod` and :func:`ib_cluster` (``n3.gpu5``, ``n3.nvswitch0`
 ``n3.pcie5``, ``n3.nic5``); ``nvls{box}.chip{c}`` for the pod's second level;
 ``leaf.r{rail}.{j}`` and ``spine{k}`` in the InfiniBand fabric; ``gpu{i}``, ``pcie{k}``
 and ``cpu`` in :func:`pcie_box`.
+
+References
+----------
+NVIDIA, "NVIDIA H100 Tensor Core GPU Architecture" white paper, 2022 (18 NVLink 4 links per
+GPU, the DGX H100's four NVSwitch chips, the NVLink Switch System of 256 GPUs).
+A. Ishii and R. Wells, "The NVLink-Network Switch: NVIDIA's Switch Chip for High
+Communication-Bandwidth SuperPODs", Hot Chips 34, 2022 (port counts, the 2:1 taper).
+NVIDIA, "NVIDIA Blackwell Architecture Technical Brief", 2024 (GB200 NVL72).
+NVIDIA, "DGX SuperPOD Reference Architecture featuring DGX H100 systems" (the
+rail-optimised InfiniBand compute fabric).
+C. E. Leiserson, "Fat-trees: universal networks for hardware-efficient supercomputing",
+IEEE Trans. Computers C-34(10):892-901, 1985; M. Al-Fares, A. Loukissas and A. Vahdat, "A
+scalable, commodity data center network architecture", ACM SIGCOMM 2008 (the two-tier fat
+tree of :func:`ib_cluster`).
 """
 
 from __future__ import annotations
@@ -41,6 +55,8 @@ from .core import (
     NODE_PCIE_SWITCH,
     Topology,
 )
+
+__all__ = ["dgx_h100", "nvlink_pod", "gb200_nvl72", "ib_cluster", "pcie_box"]
 
 
 def _require(ok: bool, what: str) -> None:

@@ -1,4 +1,16 @@
-"""Metrics of a fabric: injection bandwidth, bisection (by max-flow), hops, path diversity."""
+"""Metrics of a fabric: injection bandwidth, bisection (by max-flow), hops, path diversity.
+
+Bandwidths are bytes/s: ``*_per_dir`` one direction, ``*_bidir`` both directions summed.
+
+References
+----------
+E. A. Dinic, "Algorithm for solution of a problem of maximum flow in networks with power
+estimation", Soviet Math. Doklady 11:1277-1280, 1970 (the max-flow algorithm used).
+L. R. Ford and D. R. Fulkerson, "Maximal flow through a network", Canadian J. Math.
+8:399-404, 1956 (max-flow = min-cut, so the max-flow is the bisection's cut capacity).
+W. J. Dally and B. Towles, "Principles and Practices of Interconnection Networks", Morgan
+Kaufmann, 2004 (bisection and injection bandwidth, hop count, path diversity).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +23,11 @@ from numpy.typing import ArrayLike
 from .core import Topology
 from .routing import NO_PATH, distances_to, node_ids, route_error
 
+__all__ = [
+    "injection_bw_per_dir", "max_flow_bw_per_dir", "bisection_candidates", "bisection_bw_bidir",
+    "hops", "path_diversity",
+]
+
 
 def injection_bw_per_dir(topo: Topology, link_kinds: ArrayLike | None = None) -> np.ndarray:
     """Bytes/s per direction each GPU can push into the fabric (sum of its out-links).
@@ -18,6 +35,7 @@ def injection_bw_per_dir(topo: Topology, link_kinds: ArrayLike | None = None) ->
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     link_kinds : sequence of int, optional
         Count only these link kinds (e.g. ``[LINK_NVLINK]`` to leave out a GPU's PCIe
         link to its NIC in :func:`~nvlearn.topology.ib_cluster`). Default: all.
@@ -60,6 +78,7 @@ def max_flow_bw_per_dir(topo: Topology, from_ranks: ArrayLike, to_ranks: ArrayLi
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     from_ranks, to_ranks : arrays of int
         Disjoint sets of GPU ranks.
 
@@ -162,6 +181,20 @@ def bisection_candidates(topo: Topology, n_random: int = 4, seed: int = 0) -> li
     plane/rail-aligned split (when GPUs carry a rail index); ``n_random`` seeded random
     halves. Duplicates (a split or its mirror image) are dropped.
 
+    Parameters
+    ----------
+    topo : Topology
+        A fabric with at least 2 GPUs.
+    n_random : int
+        Seeded random halves tried besides the structured ones; >= 0.
+    seed : int
+        Seed of those random halves.
+
+    Returns
+    -------
+    list of ndarray of int
+        Each entry the sorted GPU ranks of one half (``n_gpus // 2`` of them).
+
     Examples
     --------
     >>> from nvlearn.topology import ring
@@ -208,6 +241,7 @@ def bisection_bw_bidir(topo: Topology, n_random: int = 4, seed: int = 0) -> floa
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     n_random : int
         Seeded random balanced splits to try besides the aligned ones.
     seed : int
@@ -259,6 +293,7 @@ def hops(topo: Topology, src: ArrayLike, dst: ArrayLike) -> int | np.ndarray:
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     src, dst : int or arrays of int (broadcast together)
         Topology node ids (``topo.gpus[rank]`` for a GPU).
 
@@ -287,6 +322,7 @@ def path_diversity(topo: Topology, src: ArrayLike, dst: ArrayLike, *,
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     src, dst : int or arrays of int (broadcast together)
         Topology node ids.
     physical : bool

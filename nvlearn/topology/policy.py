@@ -18,6 +18,14 @@ The routing granularity is the topology's: a bundle of parallel links between tw
 one directed link, so a pinned flow gets the whole bundle (five NVLinks from a GPU to one
 NVSwitch), not one physical link of it.
 
+References
+----------
+C. Hopps, "Analysis of an Equal-Cost Multi-Path Algorithm", IETF RFC 2992, 2000 (hash-based
+next-hop selection).
+M. Al-Fares, S. Radhakrishnan, B. Raghavan, N. Huang and A. Vahdat, "Hedera: dynamic flow
+scheduling for data center networks", USENIX NSDI 2010 (flows colliding on hashed paths;
+:func:`expected_colliding_flows` is the balls-into-bins count behind it).
+
 Examples
 --------
 >>> from nvlearn.topology import dgx_h100
@@ -153,6 +161,21 @@ def static_route_pairs(
     the switches on the way and ``seed`` -- as a switch's hash of a flow's header would --
     so repeated pairs get the same path and different seeds give independent choices.
 
+    Parameters
+    ----------
+    topo : Topology
+        The fabric.
+    src_nodes, dst_nodes : array_like of int
+        Node ids (not ranks: GPU rank ``r`` is ``topo.gpus[r]``), one destination per source.
+    seed : int
+        Seed of the switches' hash; a different seed is an independent draw of paths.
+
+    Returns
+    -------
+    indptr, link, frac, latency, hops : ndarray
+        CSR over the pairs: pair ``i`` crosses ``link[indptr[i]:indptr[i+1]]`` with fraction
+        ``frac`` (all 1); ``latency`` the path's seconds, ``hops`` its link count.
+
     Examples
     --------
     >>> from nvlearn.topology import nvlink_pod
@@ -166,6 +189,20 @@ def static_route_pairs(
 
 def static_path(topo: Topology, src: int, dst: int, seed: int = 0) -> Path:
     """The one path static hashing gives the pair ``src -> dst`` (node ids), weight 1.
+
+    Parameters
+    ----------
+    topo : Topology
+        The fabric.
+    src, dst : int
+        Node ids of the two ends.
+    seed : int
+        Seed of the switches' hash.
+
+    Returns
+    -------
+    Path
+        Its nodes, links, weight 1 and latency in seconds.
 
     Examples
     --------
@@ -185,11 +222,17 @@ def with_routing(topo: Topology, policy: str = "static", seed: int = 0) -> Topol
     Parameters
     ----------
     topo : Topology
+        The fabric (not modified).
     policy : str
         ``"static"``: hash-based ECMP, one path per flow; ``"adaptive"``: spread over all
         shortest paths in proportion to capacity (every builder's default).
     seed : int
         Seed of the static hash (>= 0); different seeds are independent hash functions.
+
+    Returns
+    -------
+    Topology
+        A new Topology whose ``routing`` is ``policy``; ``topo`` is unchanged.
 
     Examples
     --------

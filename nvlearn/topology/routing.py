@@ -5,6 +5,16 @@ uses every shortest path that does not pass *through* a GPU; at each node it spl
 the next-hop links in proportion to their capacity. ``route_pairs`` computes this for many
 pairs at once with a numba kernel (one breadth-first search per distinct destination);
 ``explicit_paths`` lists the same paths one by one for teaching and tests.
+
+References
+----------
+C. Hopps, "Analysis of an Equal-Cost Multi-Path Algorithm", IETF RFC 2992, 2000 (ECMP
+over shortest paths).
+A. Dixit, P. Prakash, Y. C. Hu and R. R. Kompella, "On the impact of packet spraying in data
+center networks", IEEE INFOCOM 2013 (a flow spread over all its paths, the fluid limit
+modelled here).
+M. Al-Fares, A. Loukissas and A. Vahdat, "A scalable, commodity data center network
+architecture", ACM SIGCOMM 2008 (multi-path routing on fat trees).
 """
 
 from __future__ import annotations
@@ -15,6 +25,11 @@ from numpy.typing import ArrayLike
 from .._jit import njit
 from .core import ROUTERS, Path, Router, Topology
 
+__all__ = [
+    "NO_PATH", "DEAD_LINK", "bfs_to", "dag_to", "node_ids", "route_error", "route_pairs",
+    "route_unique", "distances_to", "next_hops", "explicit_paths",
+]
+
 _OK = 0
 NO_PATH = 1
 DEAD_LINK = 2
@@ -23,7 +38,29 @@ DEAD_LINK = 2
 @njit
 def bfs_to(dst, in_indptr, in_link, link_src, transit, dist, queue):
     """Hop distance of every node to ``dst`` (-1 if unreachable), never expanding through a
-    non-transit node (a GPU) other than ``dst`` itself."""
+    non-transit node (a GPU) other than ``dst`` itself.
+
+    A numba kernel over the topology's arrays; fills ``dist`` in place.
+
+    Parameters
+    ----------
+    dst : int
+        Destination node id.
+    in_indptr, in_link : ndarray of int
+        CSR of the links into each node (``Topology._in_indptr``, ``_in_link``).
+    link_src : ndarray of int
+        Source node of each directed link.
+    transit : ndarray of bool
+        Whether a node forwards traffic (switches, NICs: yes; GPUs: no).
+    dist : ndarray of int32, shape (n_nodes,)
+        Output: hops to ``dst``.
+    queue : ndarray of int32, shape (n_nodes,)
+        Scratch space for the breadth-first search.
+
+    Returns
+    -------
+    None
+    """
     for k in range(dist.size):
         dist[k] = -1
     dist[dst] = 0
@@ -48,7 +85,34 @@ def dag_to(dst, dist, out_indptr, out_link, link_dst, capacity, transit,
             dag_indptr, dag_link, dag_frac, node_total):
     """For destination ``dst``: each node's next-hop links on shortest GPU-free paths (CSR)
     and the fraction of the node's traffic each takes (proportional to capacity; all 0 if
-    every next hop is dead)."""
+    every next hop is dead).
+
+    A numba kernel; fills the ``dag_*`` arrays and ``node_total`` in place.
+
+    Parameters
+    ----------
+    dst : int
+        Destination node id.
+    dist : ndarray of int32
+        Hops to ``dst`` per node, from :func:`bfs_to`.
+    out_indptr, out_link : ndarray of int
+        CSR of the links out of each node.
+    link_dst : ndarray of int
+        Destination node of each directed link.
+    capacity : ndarray of float
+        Capacity of each link, bytes/s per direction.
+    transit : ndarray of bool
+        Whether a node forwards traffic.
+    dag_indptr, dag_link, dag_frac : ndarray
+        Output CSR: node ``u``'s next-hop links ``dag_link[dag_indptr[u]:dag_indptr[u+1]]``
+        and the share of its traffic each carries.
+    node_total : ndarray of float
+        Output: the summed capacity of each node's next hops, bytes/s.
+
+    Returns
+    -------
+    None
+    """
     pos = 0
     for u in range(transit.size):
         dag_indptr[u] = pos
@@ -181,6 +245,27 @@ def _expand(uindptr, ulink, ufrac, inverse, indptr):
 
 
 def node_ids(topo: Topology, nodes: ArrayLike, what: str) -> np.ndarray:
+    """Node ids as an int64 array, or a ValueError that says what a valid id is.
+
+    Parameters
+    ----------
+    topo : Topology
+        The fabric the ids must belong to.
+    nodes : array_like of int
+        1-D node ids (integral floats are accepted).
+    what : str
+        Names the argument in the error message.
+
+    Returns
+    -------
+    ndarray of int64
+
+    Examples
+    --------
+    >>> from nvlearn.topology import single_switch
+    >>> node_ids(single_switch(3, bw_per_dir=1e9), [0, 2.0], "src").tolist()
+    [0, 2]
+    """
     arr = np.atleast_1d(np.asarray(nodes))
     if arr.ndim != 1:
         raise ValueError(f"{what} must be a 1-D array of node ids, got shape {arr.shape}")
@@ -199,6 +284,25 @@ def node_ids(topo: Topology, nodes: ArrayLike, what: str) -> np.ndarray:
 
 
 def route_error(topo: Topology, code: int, src: int, dst: int, link: int) -> ValueError:
+    """The ValueError for a pair that cannot be routed, with what to do about it.
+
+    Parameters
+    ----------
+    topo : Topology
+        The fabric.
+    code : int
+        ``NO_PATH`` (every path would go through a GPU) or ``DEAD_LINK`` (a zero-capacity link
+        on every path).
+    src, dst : int
+        Node ids of the pair.
+    link : int
+        The dead link (``DEAD_LINK`` only).
+
+    Returns
+    -------
+    ValueError
+        Not raised here: the caller raises it.
+    """
     names = topo.node_name
     if code == NO_PATH:
         return ValueError(
@@ -221,10 +325,19 @@ def route_pairs(
 
     Each distinct (src, dst) pair is routed once and the result expanded back.
 
+    Parameters
+    ----------
+    topo : Topology
+        The fabric.
+    src_nodes, dst_nodes : array_like of int
+        Node ids (GPU rank ``r`` is ``topo.gpus[r]``), one destination per source.
+
     Returns
     -------
     indptr, link, frac, latency, hops
-        As :meth:`Topology.routes`, plus ``hops`` (int32, links on each shortest path).
+        As :meth:`Topology.routes` (CSR of links and the fraction of the pair's bytes on
+        each; ``latency`` in seconds, the longest of the pair's paths), plus ``hops``
+        (int32, links on each shortest path).
 
     Examples
     --------
@@ -244,6 +357,22 @@ def route_unique(
     *kernel_args)`` routes unique pairs sorted by destination and returns their CSR
     ``(indptr, link, frac)`` (see :func:`_route_kernel`); the result is as
     :func:`route_pairs`'s.
+
+    Parameters
+    ----------
+    topo : Topology
+        The fabric.
+    src_nodes, dst_nodes : array_like of int
+        Node ids, one destination per source.
+    kernel : callable
+        A numba routing kernel with the signature above (adaptive or static policy).
+    *kernel_args
+        Passed on to ``kernel`` (the static policy's seed).
+
+    Returns
+    -------
+    indptr, link, frac, latency, hops
+        As :func:`route_pairs`.
     """
     src = node_ids(topo, src_nodes, "src_nodes")
     dst = node_ids(topo, dst_nodes, "dst_nodes")
@@ -290,7 +419,22 @@ def distances_to(topo: Topology, dst: int) -> np.ndarray:
 
 
 def next_hops(topo: Topology, dist: np.ndarray, node: int, dst: int) -> np.ndarray:
-    """Links out of ``node`` that lie on a policy shortest path towards ``dst``."""
+    """Links out of ``node`` that lie on a policy shortest path towards ``dst``.
+
+    Parameters
+    ----------
+    topo : Topology
+        The fabric.
+    dist : ndarray of int
+        Hops to ``dst`` per node (:func:`distances_to`).
+    node, dst : int
+        Node ids.
+
+    Returns
+    -------
+    ndarray of int
+        Link ids (dead ones included; callers weight by capacity).
+    """
     out = topo._out_link[topo._out_indptr[node]:topo._out_indptr[node + 1]]
     nbr = topo.link_dst[out]
     ok = (dist[nbr] == dist[node] - 1) & ((nbr == dst) | topo._transit[nbr])
@@ -298,7 +442,28 @@ def next_hops(topo: Topology, dist: np.ndarray, node: int, dst: int) -> np.ndarr
 
 
 def explicit_paths(topo: Topology, src: int, dst: int) -> list[Path]:
-    """Enumerate the weighted paths of one pair (see :meth:`Topology.paths`)."""
+    """Enumerate the weighted paths of one pair (see :meth:`Topology.paths`).
+
+    Parameters
+    ----------
+    topo : Topology
+        The fabric.
+    src, dst : int
+        Node ids of the pair.
+
+    Returns
+    -------
+    list of Path
+        Every shortest GPU-free path, with the share of the pair's bytes it carries (the
+        weights sum to 1) and its latency in seconds.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> paths = explicit_paths(dgx_h100(), 0, 1)       # GPU 0 -> GPU 1 over the 4 planes
+    >>> len(paths), round(sum(p.weight for p in paths), 12)
+    (4, 1.0)
+    """
     src, dst = (int(x) for x in node_ids(topo, [src, dst], "src/dst"))
     if src == dst:
         return [Path((src,), (), 1.0, 0.0)]

@@ -104,6 +104,12 @@ from nvlearn.topology import (
 )
 from nvlearn.units import format_bytes, format_time
 
+__all__ = [
+    "ALGORITHMS", "PROTOCOLS", "NCCL_NAMES", "BUILDERS", "SM", "LL_CPU_ROW", "Fabric",
+    "fabric_from_topology", "Candidate", "format_size", "nvls_traffic_bound", "Crossover",
+    "Tuning", "Choice", "tune", "choose", "source_notes",
+]
+
 #: Collectives the chooser prices, and NCCL's candidate algorithms for each.
 ALGORITHMS: dict[str, tuple[str, ...]] = {
     "allreduce": ("ring", "tree", "nvls", "nvls_tree"),
@@ -238,6 +244,12 @@ def fabric_from_topology(topology, n_ranks: int | None = None, *,
         NCCL picks its multi-node LL cap by CPU vendor.
     model : NCCLModel, optional
         Default ``specs.nccl()``.
+
+    Returns
+    -------
+    Fabric
+        Link types, per-GPU bandwidths (bytes/s per direction) and node counts as NCCL's
+        tuning model reads them, with the derivation of each figure.
 
     Examples
     --------
@@ -586,6 +598,21 @@ def nvls_traffic_bound(n_ranks: int, ranks_per_node: int, gpu_bw: float) -> floa
     NCCL's model prices NVLS at ``2 x gpu_bw`` ("AllReduce pipelines two operations"),
     which no schedule can reach; the table keeps NCCL's figure in ``nccl_bus_bw``.
 
+    Parameters
+    ----------
+    n_ranks : int
+        Ranks p of the all-reduce (sets the busbw factor ``2 (p-1)/p``).
+    ranks_per_node : int
+        GPUs q in one NVSwitch domain.
+    gpu_bw : float
+        Each GPU's NVLink bandwidth to the switch, bytes/s per direction (after any efficiency
+        factor the caller applies, e.g. ``nvlsEfficiency``).
+
+    Returns
+    -------
+    float
+        The busbw bound, bytes/s.
+
     Examples
     --------
     >>> round(nvls_traffic_bound(8, 8, 370.8e9 * 0.85) / 1e9, 1)     # GB/s on a DGX H100
@@ -820,7 +847,9 @@ def tune(collective: str, fabric_or_topology, *, channels: int | None = None,
     Parameters
     ----------
     collective : {"allreduce", "reduce_scatter", "allgather"}
+        The collective NCCL would run.
     fabric_or_topology : Fabric or Topology
+        The fabric; a Topology is read by :func:`fabric_from_topology`.
     channels : int, optional
         NCCL's channel count; applies the per-channel caps and NVLS's (nCh-1)/nCh.
     algorithms, protocols : sequence of str, optional
@@ -830,6 +859,12 @@ def tune(collective: str, fabric_or_topology, *, channels: int | None = None,
         Default ``specs.nccl()``.
     **fabric_kw
         ``n_ranks``, ``ranks_per_node``, ``gpu``, ``cpu`` for :func:`fabric_from_topology`.
+
+    Returns
+    -------
+    Tuning
+        Every (algorithm, protocol) candidate's latency (s) and bus / algorithm bandwidth
+        (bytes/s); ``.at(n_bytes)`` prices them at a size.
 
     Examples
     --------
@@ -881,6 +916,29 @@ def choose(collective: str, n_bytes: float, fabric_or_topology, *, channels: int
 
     ``n_bytes`` is nccl-tests' "size": the per-rank buffer for all-reduce, the total array for
     all-gather / reduce-scatter. Other arguments as :func:`tune`.
+
+    Parameters
+    ----------
+    collective : {"allreduce", "reduce_scatter", "allgather"}
+        The collective NCCL would run.
+    n_bytes : float
+        nccl-tests' "size" in bytes (see above); > 0.
+    fabric_or_topology : Fabric or Topology
+        The fabric NCCL's model prices (a Topology is read by :func:`fabric_from_topology`).
+    channels : int, optional
+        NCCL's channel count, as :func:`tune`.
+    algorithms, protocols : sequence of str, optional
+        Allow only these (``NCCL_ALGO`` / ``NCCL_PROTO``).
+    model : NCCLModel, optional
+        NCCL's constants; default ``specs.nccl()``.
+    **fabric_kw
+        ``n_ranks``, ``ranks_per_node``, ``gpu``, ``cpu`` for :func:`fabric_from_topology`.
+
+    Returns
+    -------
+    Choice
+        ``best`` the fastest enabled Candidate (its ``alg_bw`` / ``bus_bw`` in bytes/s),
+        ``times`` every candidate's predicted time in seconds.
 
     Examples
     --------

@@ -25,6 +25,14 @@ Every sweep says which model of the fabric made its times (:mod:`nvlearn.sim.mod
 ``"achievable"`` (NCCL's rates, protocols and latencies; the default) or ``"wire"`` (the ideal
 at link rate, no software).
 
+References
+----------
+R. Thakur, R. Rabenseifner and W. Gropp, "Optimization of collective communication
+operations in MPICH", IJHPCA 19(1):49-66, 2005 (choosing the algorithm by message size
+from alpha-beta costs, as the sweeps do).
+NVIDIA NCCL 2.30.7, src/graph/tuning.cc (the achievable rates and latencies of
+:mod:`nvlearn.sim.models`); nccl-tests, doc/PERFORMANCE.md (busbw).
+
 Examples
 --------
 >>> from nvlearn.topology import dgx_h100
@@ -51,6 +59,12 @@ from nvlearn.collectives.metrics import busbw_factor
 from nvlearn.collectives.nvls import nvswitch_planes
 from nvlearn.progress import progress
 from nvlearn.sim import models
+
+__all__ = [
+    "SIZES", "VARIANTS", "LONG_SWEEP_OPS", "MAX_CHUNKS", "LinkParams", "achievable_params",
+    "link_params", "closed_form_time", "best_chunks", "Sweep", "closed_form_sweep",
+    "build_allreduce", "simulate_allreduce", "speedup", "gpu_traffic", "simulated_sweep",
+]
 
 #: Message sizes of the notebook's sweeps: 1 KiB to 8 GiB in powers of two, bytes.
 SIZES = 2.0 ** np.arange(10, 34)
@@ -214,6 +228,21 @@ def achievable_params(params: LinkParams, variant: str,
     (:mod:`nvlearn.sim.models`), the base latency (s) charged once, and the protocol NCCL's
     tuner picks.
 
+    Parameters
+    ----------
+    params : LinkParams
+        The fabric's wire parameters from :func:`link_params` (its Topology is needed).
+    variant : str
+        A key of :data:`VARIANTS`.
+    n_bytes : float
+        Per-rank all-reduce buffer in bytes (the protocol NCCL picks depends on it).
+
+    Returns
+    -------
+    (LinkParams, float, str)
+        The parameters at NCCL's achievable rates (bytes/s per direction) and per-step
+        latencies (s); the base latency in seconds; the protocol ("ll", "ll128", "simple").
+
     Examples
     --------
     >>> from nvlearn.topology import dgx_h100
@@ -238,6 +267,21 @@ def link_params(topology, n_ranks: int | None = None,
 
     ``ranks_per_node`` defaults to the GPUs of one box.
 
+    Parameters
+    ----------
+    topology : Topology
+        The fabric.
+    n_ranks : int, optional
+        Its first ``n_ranks`` GPUs form the communicator, 2 to ``topology.n_gpus``.
+    ranks_per_node : int, optional
+        GPUs per node for the hierarchical algorithms.
+
+    Returns
+    -------
+    LinkParams
+        Bandwidths in bytes/s per direction and latencies in seconds, for flat and two-level
+        algorithms.
+
     Examples
     --------
     >>> from nvlearn.topology import dgx_h100
@@ -258,6 +302,31 @@ def closed_form_time(variant: str, params: LinkParams, n_bytes: float, chunks: i
     ``model="wire"``: the ideal (:func:`nvlearn.collectives.cost` on ``params``);
     ``"achievable"``: the same formula with NCCL's achievable rates and per-step latencies
     plus its base latency (:func:`achievable_params`).
+
+    Parameters
+    ----------
+    variant : str
+        A key of :data:`VARIANTS`.
+    params : LinkParams
+        The fabric from :func:`link_params`.
+    n_bytes : float
+        Per-rank all-reduce buffer in bytes; > 0.
+    chunks : int
+        Pipeline depth passed to the closed form; >= 1.
+    model : {"wire", "achievable"}
+        Which model of the fabric.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> t = closed_form_time("ring", link_params(dgx_h100()), 2**30, 1, model="wire")
+    >>> round(t * 1e3, 2)                       # ms: 2 (7/8) x 1 GiB / 450 GB/s + latency
+    4.18
     """
     params, base = _model_params(params, variant, n_bytes, model)
     return base + _cost(variant, params, n_bytes, chunks)
@@ -290,6 +359,26 @@ def best_chunks(variant: str, params: LinkParams, n_bytes: float,
     its ``2 (p-1)`` steps the step latency (``nsteps x hwLat``), which a deeper pipeline in
     the simulator would hide; the tree's and NVLS's bandwidth terms in NCCL's model assume a
     full pipeline, so they get their best depth.
+
+    Parameters
+    ----------
+    variant : str
+        A key of :data:`VARIANTS`.
+    params : LinkParams
+        The fabric from :func:`link_params`.
+    n_bytes : float
+        Per-rank all-reduce buffer in bytes.
+    max_chunks : int
+        Deepest pipeline tried (rounded down to a power of two).
+    rtol : float
+        Relative slack: the shallowest depth within ``(1 + rtol)`` of the fastest wins.
+    model : {"wire", "achievable"}
+        Which model of the fabric.
+
+    Returns
+    -------
+    int
+        A power of two, 1 to ``max_chunks``.
 
     Examples
     --------
@@ -429,6 +518,24 @@ def closed_form_sweep(params: LinkParams, sizes=SIZES, algorithms: Sequence[str]
 
     ``chunks=None`` gives each algorithm its :func:`best_chunks` at each size; ``model`` is
     "achievable" (NCCL's rates and latencies, the default) or "wire".
+
+    Parameters
+    ----------
+    params : LinkParams
+        The fabric from :func:`link_params`.
+    sizes : array_like of float
+        Per-rank all-reduce buffers in bytes (default :data:`SIZES`, 1 KiB to 8 GiB).
+    algorithms : sequence of str, optional
+        Keys of :data:`VARIANTS`; default every one the fabric supports.
+    chunks : int, optional
+        One pipeline depth for all; default each algorithm's :func:`best_chunks`.
+    model : {"achievable", "wire"}
+        Which model of the fabric.
+
+    Returns
+    -------
+    Sweep
+        Times in seconds, shape (algorithms, sizes), and the depths used.
     """
     model = models.check_model(model)
     x, names = _check(sizes, algorithms, params)
@@ -443,7 +550,33 @@ def closed_form_sweep(params: LinkParams, sizes=SIZES, algorithms: Sequence[str]
 def build_allreduce(topology, variant: str, n_bytes: float, chunks: int = 1,
                     n_ranks: int | None = None, ranks_per_node: int | None = None):
     """``variant``'s all-reduce Schedule for the first ``n_ranks`` GPUs of ``topology``
-    (NVLS and hierarchical take their NVSwitch planes and nodes from it)."""
+    (NVLS and hierarchical take their NVSwitch planes and nodes from it).
+
+    Parameters
+    ----------
+    topology : Topology
+        The fabric.
+    variant : str
+        A key of :data:`VARIANTS`.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    chunks : int
+        Pipeline depth; >= 1.
+    n_ranks : int, optional
+        Use the first ``n_ranks`` GPUs (default all).
+    ranks_per_node : int, optional
+        GPUs per node for the hierarchical variants.
+
+    Returns
+    -------
+    Schedule
+
+    Examples
+    --------
+    >>> from nvlearn.topology import dgx_h100
+    >>> build_allreduce(dgx_h100(), "nvls", 2**20, chunks=2).participant_role
+    ('nvswitch0', 'nvswitch1', 'nvswitch2', 'nvswitch3')
+    """
     algo, opts = _variant(variant)
     p = int(topology.n_gpus) if n_ranks is None else int(n_ranks)
     if algo == "nvls":
@@ -464,6 +597,28 @@ def simulate_allreduce(topology, variant: str, n_bytes: float, chunks: int = 1,
                        n_ranks: int | None = None, ranks_per_node: int | None = None,
                        model: str = models.DEFAULT_MODEL):
     """Build ``variant``'s Schedule on ``topology`` and simulate it; returns the SimResult.
+
+    Parameters
+    ----------
+    topology : Topology
+        The fabric.
+    variant : str
+        A key of :data:`VARIANTS`.
+    n_bytes : float
+        Per-rank buffer in bytes; > 0.
+    chunks : int
+        Pipeline depth; >= 1.
+    n_ranks : int, optional
+        Use the first ``n_ranks`` GPUs (default all).
+    ranks_per_node : int, optional
+        GPUs per node for the hierarchical variants.
+    model : {"achievable", "wire"}
+        Which model of the fabric the simulator uses.
+
+    Returns
+    -------
+    SimResult
+        ``.time`` in seconds, ``.busbw`` in bytes/s.
 
     Examples
     --------
@@ -486,6 +641,22 @@ def speedup(params: LinkParams, sizes=SIZES, fast: str = "nvls", base: str = "ri
 
     ``fast_bw_factor`` scales ``fast``'s link bandwidth (e.g. NCCL's ``nvlsEfficiency``, to
     ask what an in-switch reduction at 85 % of the wire rate would gain).
+
+    Parameters
+    ----------
+    params : LinkParams
+        The fabric from :func:`link_params`.
+    sizes : array_like of float
+        Per-rank all-reduce buffers in bytes.
+    fast, base : str
+        Keys of :data:`VARIANTS`.
+    fast_bw_factor : float
+        Multiplies ``fast``'s bandwidths, in (0, 1].
+
+    Returns
+    -------
+    ndarray of float
+        ``t_base / t_fast`` per size, under the wire model.
 
     Examples
     --------
@@ -537,6 +708,30 @@ def simulated_sweep(topology, sizes=SIZES, algorithms: Sequence[str] | None = No
     ``chunks=None`` uses each algorithm's :func:`best_chunks` (chosen by its closed form
     under the same ``model``); ``max_ops`` caps the pipeline depth (halving it) so that no
     simulated Schedule has more ops than that — a 256-rank ring has 130,560 ops per chunk.
+
+    Parameters
+    ----------
+    topology : Topology
+        The fabric.
+    sizes : array_like of float
+        Per-rank all-reduce buffers in bytes (default :data:`SIZES`).
+    algorithms : sequence of str, optional
+        Keys of :data:`VARIANTS`; default every one the fabric supports.
+    chunks : int, optional
+        One pipeline depth for all; default each algorithm's :func:`best_chunks`.
+    n_ranks : int, optional
+        Use the first ``n_ranks`` GPUs (default all).
+    ranks_per_node : int, optional
+        GPUs per node for the hierarchical variants.
+    max_ops : int, optional
+        Cap on the ops of any one simulated Schedule.
+    model : {"achievable", "wire"}
+        Which model of the fabric the simulator uses.
+
+    Returns
+    -------
+    Sweep
+        Times in seconds, shape (algorithms, sizes), and the depths used.
     """
     model = models.check_model(model)
     params = link_params(topology, n_ranks, ranks_per_node)
