@@ -30,32 +30,34 @@ from nvlearn.plots.allreduce import (
     time_label,
 )
 from nvlearn.sim.models import MODELS
+from nvlearn.topology import FABRICS as REGISTRY
+from nvlearn.topology import fabric as build_fabric
 from nvlearn.units import format_rate
 from nvlearn.widgets.base import Controls, control_row
 
-#: Fabrics of the explorer: key -> (label, GPU counts offered).
-FABRICS: dict[str, tuple[str, tuple[int, ...]]] = {
-    "dgx_h100": ("DGX H100", (2, 4, 8)),
-    "nvlink_pod": ("NVLink pod", (16, 32, 64, 128, 256)),
-    "ib_cluster": ("InfiniBand", (16, 32, 64, 128, 256)),
+__all__ = ["CHUNKS", "FABRICS", "GPU_COUNTS", "AllreduceExplorer", "render_state", "warm_caches"]
+
+#: GPU counts the explorer offers on each fabric of :data:`nvlearn.topology.FABRICS`.
+GPU_COUNTS: dict[str, tuple[int, ...]] = {
+    "dgx_h100": (2, 4, 8),
+    "nvlink_pod": (16, 32, 64, 128, 256),
+    "ib_cluster": (16, 32, 64, 128, 256),
 }
+#: Fabrics of the explorer: key -> (the registry's label, GPU counts offered).
+FABRICS: dict[str, tuple[str, tuple[int, ...]]] = {
+    key: (REGISTRY[key].label, counts) for key, counts in GPU_COUNTS.items()}
+#: Boxes a fabric is built with for a GPU count; the others are built at the registry's
+#: default size (the whole pod) and the collective runs on its first GPUs.
+_NODES_FOR = {"ib_cluster": lambda gpus: max(2, gpus // 8)}
 #: Pipeline depths offered; None = each algorithm at its best depth.
 CHUNKS = (None, 1, 2, 4, 8, 16, 32, 64)
 #: The "chunks" dropdown's value for None (a Dropdown whose value is None shows nothing).
 _BEST_CHUNKS = 0
 
 
-@functools.lru_cache(maxsize=16)
 def _topology(fabric: str, gpus: int):
-    from nvlearn import topology as T
-
-    if fabric == "dgx_h100":
-        return T.dgx_h100()
-    if fabric == "nvlink_pod":
-        return T.nvlink_pod()
-    if fabric == "ib_cluster":
-        return T.ib_cluster(nodes=max(2, gpus // 8))
-    raise ValueError(f"unknown fabric {fabric!r}; choose from {', '.join(FABRICS)}")
+    nodes = _NODES_FOR.get(fabric)
+    return build_fabric(fabric, None if nodes is None else nodes(gpus))
 
 
 @functools.lru_cache(maxsize=64)

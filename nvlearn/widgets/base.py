@@ -44,6 +44,9 @@ from IPython.display import display
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 
+__all__ = ["PREFETCH_DELAY_S", "SLIDER_WIDTH", "Controls", "Explorer", "control_row",
+           "fabric_label", "figure_png", "fit_control"]
+
 #: Width of a slider (label, track and readout) in the control row.
 SLIDER_WIDTH = "440px"
 #: Seconds the prefetch thread waits after an update before rendering its neighbours.
@@ -81,6 +84,22 @@ def fit_control(control: W.Widget) -> W.Widget:
         elif isinstance(control, (W.Dropdown, W.ToggleButtons, W.Checkbox)):
             control.layout.width = "auto"
     return control
+
+
+def fabric_label(key: str, nodes: int | None = None) -> str:
+    """The registry's label of fabric ``key`` (:data:`nvlearn.topology.FABRICS`) with its
+    size, as an explorer offers it.
+
+    Examples
+    --------
+    >>> fabric_label("dgx_h100"), fabric_label("nvlink_pod", 2)
+    ('DGX H100 (8 GPUs)', 'NVLink pod, 2 nodes (16 GPUs)')
+    """
+    from nvlearn.topology import FABRICS, fabric
+
+    kind, gpus = FABRICS[key], fabric(key, nodes).n_gpus
+    return (f"{kind.label}, {nodes} nodes ({gpus} GPUs)" if kind.multi_node
+            else f"{kind.label} ({gpus} GPUs)")
 
 
 def control_row(controls) -> W.Box:

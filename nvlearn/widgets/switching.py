@@ -5,12 +5,17 @@ from __future__ import annotations
 import ipywidgets as W
 
 from nvlearn.plots.switching import traffic_explorer_figure
+from nvlearn.switching import patterns
 from nvlearn.switching.patterns import PATTERNS, FlowStats, experiment
+from nvlearn.topology import FABRICS
 from nvlearn.units import format_time
 from nvlearn.widgets.base import Explorer
 
-#: Fabric choices: label -> kind for :func:`nvlearn.switching.patterns.build_fabric`.
-FABRIC_CHOICES = (("NVLink pod", "nvlink_pod"), ("IB cluster", "ib_cluster"))
+__all__ = ["FABRIC_CHOICES", "TAPERS", "TrafficExplorer", "traffic_summary"]
+
+#: Fabric choices (label, key): the registry's fabrics that
+#: :func:`nvlearn.switching.patterns.build_fabric` can taper.
+FABRIC_CHOICES = tuple((FABRICS[k].label, k) for k in patterns.FABRICS)
 #: Taper / oversubscription values offered (1 = non-blocking).
 TAPERS = (1.0, 2.0, 4.0, 8.0)
 
