@@ -286,8 +286,9 @@ def bench_notebook(browser, url: str, token: str, path: Path, moves: int,
                         result.problems.append(problem)
                     if ms is None:
                         break  # a control that does nothing once will not the next time
-                print(f"  {stem} explorer {e} {result.name:<16} {_row_numbers(result)}",
-                      flush=True)
+                moves_ms = " ".join(f"{t:.0f}" for t in result.times_ms)
+                print(f"  {stem} explorer {e} {result.name:<16} {_row_numbers(result)}  "
+                      f"(moves: {moves_ms})", flush=True)
     finally:
         page.close()
     return results, layouts, run_s

@@ -12,8 +12,9 @@ import pytest  # noqa: E402
 
 from nvlearn import numerics, tuner  # noqa: E402
 from nvlearn.plots import allreduce as P  # noqa: E402
+from nvlearn.sim.models import MODELS  # noqa: E402
 from nvlearn.topology import dgx_h100  # noqa: E402
-from nvlearn.widgets.allreduce import FABRICS, AllreduceExplorer, render_state  # noqa: E402
+from nvlearn.widgets.allreduce import CHUNKS, FABRICS, AllreduceExplorer, render_state  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +112,12 @@ def test_chunks_dropdown_shows_best_at_start():
     assert ex.values["chunks"] == 4
     ex.set(chunks=None)
     assert ex.controls["chunks"].label == "best"
+
+
+def test_the_background_warms_every_depth_of_the_fabric_shown(explorer):
+    explorer.set(fabric="ib_cluster", gpus=32, model="wire")
+    jobs = explorer.depth_jobs()
+    assert {(f, g) for f, g, _, _ in jobs} == {("ib_cluster", 32)}
+    assert [m for *_, m in jobs[:len(CHUNKS) - 1]] == ["wire"] * (len(CHUNKS) - 1)
+    assert sorted({(c, m) for _, _, c, m in jobs}) == sorted(
+        (c, m) for c in CHUNKS[1:] for m in MODELS)

@@ -27,7 +27,7 @@ def test_explorer_renders_first_and_follows_controls():
     before = ex.text
     ex.set(skew=1.5)
     assert ex.text != before and "busiest GPU receives" in ex.text
-    ex.set(fabric="InfiniBand, 2 nodes (16 GPUs)", routing="dedup")
+    ex.set(fabric="InfiniBand cluster, 2 nodes (16 GPUs)", routing="dedup")
     # the network path's narrowest hop, as NCCL counts it: PCIe Gen5 x16 to the NIC
     # (48 GB/s) just below the 400 Gb/s NIC (50 GB/s)
     assert "2 stages each way" in ex.text and "(pcie," in ex.text

@@ -49,7 +49,7 @@ def test_explorer_drives_every_control():
     assert "plane 0 failed" in ex.text and ex.figure is not None
     ex.set(fault="slow_link", severity=0.5, algorithm="ring")
     assert "(1.99 x)" in ex.text or "(2.00 x)" in ex.text
-    ex.set(fabric="2 x DGX H100 on InfiniBand (16 GPUs)", fault="lost_rail")
+    ex.set(fabric="InfiniBand cluster, 2 nodes (16 GPUs)", fault="lost_rail")
     assert "7 channels" in ex.text
     ex.set(algorithm="nvls")
     assert "not a valid setting" in ex.text

@@ -71,3 +71,24 @@ def test_controls_wrap_and_labels_take_their_width():
     assert row.layout.flex_flow == "row wrap"
     assert slider.style.description_width == "initial" and slider.layout.width == "440px"
     assert toggles.style.button_width == "auto"
+
+
+def test_module_functions_render_in_the_worker_process_methods_here():
+    import functools
+
+    from nvlearn.widgets import worker
+
+    assert worker.runs_in_worker(render) and worker.runs_in_worker(functools.partial(render))
+    ex = Explorer({"scale": W.IntSlider(value=2, min=1, max=5)}, render)
+    assert ex._in_process
+    assert not worker.runs_in_worker(lambda scale: render(scale))
+    assert not worker.runs_in_worker(ex.set)  # a bound method: rendered in the kernel
+
+
+def test_a_state_drawn_in_the_worker_process_is_the_one_drawn_here():
+    ex = Explorer({"scale": W.IntSlider(value=2, min=1, max=5)}, render)
+    ex._prefetch_one({"scale": 3})  # what the prefetch thread does, in the worker process
+    png, text, attrs = ex._cache[ex._key({"scale": 3})]
+    assert png[:4] == b"\x89PNG" and text == "scale = 3" and attrs == {}
+    ex.set(scale=3)
+    assert ex.text == "scale = 3" and ex._image.value == png

@@ -341,7 +341,7 @@ def nccl_model_figure(tunings: Sequence, sizes, titles: Sequence[str] | None = N
 def nvls_speedup_figure(sizes, measured: Mapping[str, np.ndarray], ideal: float,
                         nccl_model: np.ndarray | None = None, chunks=None,
                         chunk_speedup: np.ndarray | None = None, n_ranks: int = 8):
-    """NVLS's speed-up over the ring vs size (left) and vs pipeline depth (right).
+    """NVLS's speed-up over the ring vs size (top) and vs pipeline depth (below).
 
     Parameters
     ----------
@@ -361,7 +361,7 @@ def nvls_speedup_figure(sizes, measured: Mapping[str, np.ndarray], ideal: float,
     1
     """
     two = chunks is not None
-    fig, axes = new_figure(1, 2 if two else 1, width=11.0 if two else 6.0, height=4.2,
+    fig, axes = new_figure(2 if two else 1, 1, width=NOTEBOOK_WIDTH, height=8.0 if two else 4.4,
                            squeeze=False)
     ax = axes[0, 0]
     x = np.asarray(sizes, dtype=np.float64)
@@ -383,9 +383,9 @@ def nvls_speedup_figure(sizes, measured: Mapping[str, np.ndarray], ideal: float,
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_ylabel("speed-up of NVLS over the ring (×, log scale)")
     ax.set_title(f"NVLS vs ring, {n_ranks} GPUs, each at its best pipeline depth")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(loc="upper right")
     if two:
-        ax2 = axes[0, 1]
+        ax2 = axes[1, 0]
         ax2.plot(chunks, chunk_speedup, "-o", ms=4, color=SERIES[1])
         ax2.axhline(ideal, color=FABRIC_COLOURS["nvlink"], lw=1.5, ls="-.")
         ax2.axhline(1.0, color="#444444", lw=0.8)
@@ -417,7 +417,7 @@ def link_traffic_figure(bytes_per_gpu: Mapping[str, tuple[np.ndarray, np.ndarray
     >>> len(fig.axes)
     2
     """
-    fig, axes = new_figure(1, 2, width=11.0, height=3.8)
+    fig, axes = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=7.4)
     labels = list(bytes_per_gpu)
     width = 0.8 / len(labels)
     for k, (ax, what) in enumerate(zip(axes, ("sent into the fabric", "received from it"),
@@ -430,14 +430,13 @@ def link_traffic_figure(bytes_per_gpu: Mapping[str, tuple[np.ndarray, np.ndarray
         for j, (rl, rv) in enumerate(refs.items()):
             ax.axhline(rv, color="#333333", ls=["--", ":", "-."][j % 3], lw=1.0)
             ax.annotate(rl, xy=(1.0, rv), xycoords=("axes fraction", "data"), ha="right",
-                        va="bottom", fontsize=8,
+                        va="bottom",
                         bbox={"fc": "white", "ec": "none", "alpha": 0.85, "pad": 1})
-        ax.set_xticks(np.arange(vals.size), [f"GPU {g}" for g in range(vals.size)],
-                      fontsize=8)
+        ax.set_xticks(np.arange(vals.size), [f"GPU {g}" for g in range(vals.size)])
         ax.set_ylabel("bytes / buffer size")
         ax.set_title(f"per GPU: bytes {what}")
         ax.set_ylim(0, max(2.1, ax.get_ylim()[1]))
-    axes[0].legend(fontsize=8, loc="upper left")
+    axes[0].legend(loc="upper left")
     fig.tight_layout()
     return fig
 
@@ -456,9 +455,10 @@ def numerics_figure(tables: Mapping[int, object], dtypes: Sequence[str] = ("floa
     >>> len(numerics_figure({4: t}).axes)
     2
     """
-    fig, axes = new_figure(1, len(dtypes), width=5.6 * len(dtypes), height=4.0, squeeze=False)
+    fig, axes = new_figure(len(dtypes), 1, width=NOTEBOOK_WIDTH, height=3.6 * len(dtypes),
+                           squeeze=False)
     counts = list(tables)
-    for ax, dtype in zip(axes[0], dtypes, strict=True):
+    for ax, dtype in zip(axes[:, 0], dtypes, strict=True):
         algos = [r.algorithm for r in tables[counts[0]].rows if r.dtype == dtype]
         width = 0.8 / len(counts)
         for k, p in enumerate(counts):
@@ -467,12 +467,12 @@ def numerics_figure(tables: Mapping[int, object], dtypes: Sequence[str] = ("floa
             ax.bar(pos, vals, width=width * 0.95, color=SERIES[(2 * k) % len(SERIES)],
                    label=f"{p} GPUs")
         ax.set_xticks(np.arange(len(algos)),
-                      [ALGO_LABELS.get(a, a).split(" (")[0] for a in algos], rotation=25,
-                      ha="right", fontsize=8.5)
+                      [ALGO_LABELS.get(a, a).split(" (")[0] for a in algos], rotation=15,
+                      ha="right")
         ax.set_ylabel("relative RMS error of the sum")
         ax.set_title(f"{dtype}: additions rounded to {dtype}")
         ax.ticklabel_format(axis="y", style="sci", scilimits=(-2, 2))
-        ax.legend(fontsize=8)
+        ax.legend()
     fig.tight_layout()
     return fig
 

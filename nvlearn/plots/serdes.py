@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
+from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.serdes.chain import BandwidthChain
 from nvlearn.serdes.channel import LinkResult
 from nvlearn.serdes.fec import FecMonteCarlo, RSCode, codeword_error_rate
@@ -139,8 +139,8 @@ def ber_curves(
 def chain_waterfall(chain: BandwidthChain):
     """The bandwidth chain in two panels: codes eating into one lane, then lanes x links x 2.
 
-    Left: per-lane rate (Gb/s, per direction) after each code, with the bits each code
-    takes in red. Right: the multiplications up to the device's bidirectional total
+    Top: per-lane rate (Gb/s, per direction) after each code, with the bits each code
+    takes in red. Bottom: the multiplications up to the device's bidirectional total
     (GB/s, log scale), each bar saying per direction or both directions.
 
     Examples
@@ -151,7 +151,7 @@ def chain_waterfall(chain: BandwidthChain):
     >>> len(fig.axes)
     2
     """
-    fig, (ax_lane, ax_up) = new_figure(1, 2, width=11.0, height=4.6)
+    fig, (ax_lane, ax_up) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=8.6)
     colour = FABRIC_COLOURS["nvlink"] if "NVLink" in chain.name else FABRIC_COLOURS["pcie"]
     n_lane = len(chain.overheads) + 1
     lane_steps = chain.steps[:n_lane]
@@ -164,17 +164,17 @@ def chain_waterfall(chain: BandwidthChain):
         taken = gbps[i - 1] - gbps[i]
         ax_lane.bar(i, taken, bottom=gbps[i], color="#d62728", width=0.6,
                     label="taken by the code" if i == 1 else None)
-        ax_lane.text(i + 0.32, gbps[i] + taken / 2, f"-{taken:.4g}", va="center", fontsize=8,
+        ax_lane.text(i + 0.32, gbps[i] + taken / 2, f"-{taken:.4g}", va="center",
                      color="#d62728")
     for i, value in enumerate(gbps):
         ax_lane.text(i, floor + 0.5 * (value - floor), f"{value:.6g}", ha="center",
                      va="center", fontsize=10, color="white", fontweight="bold")
     ax_lane.set_ylim(floor, max(gbps) * 1.02)
-    ax_lane.set_xticks(x, labels, rotation=15, fontsize=8)
+    ax_lane.set_xticks(x, labels)
     ax_lane.set_ylabel("rate per lane, per direction (Gb/s)\n(axis does not start at 0)")
     ax_lane.set_title(f"{chain.name}: one lane, {chain.modulation}")
     if n_lane > 1:
-        ax_lane.legend(fontsize=8, loc="upper right")
+        ax_lane.legend(loc="upper right")
 
     up_steps = chain.steps[n_lane - 1 :]
     device = f"device\n({chain.links} links)" if chain.links > 1 else "device\n(one slot)"
@@ -187,10 +187,10 @@ def chain_waterfall(chain: BandwidthChain):
         ax_up.bar(xi, value, color=colour, hatch=hatch, edgecolor="black", width=0.6)
     for xi, step, value in zip(xs, up_steps, values, strict=True):
         ax_up.text(xi, value * 1.08, f"{value:.4g} GB/s\n{_DIRECTION_WORDS[step.direction]}",
-                   ha="center", va="bottom", fontsize=8)
+                   ha="center", va="bottom")
     ax_up.set_yscale("log")
     ax_up.set_ylim(min(values) / 2, max(values) * 6)
-    ax_up.set_xticks(xs, up_labels, fontsize=8)
+    ax_up.set_xticks(xs, up_labels)
     ax_up.set_ylabel("rate (GB/s, log scale)\nper direction unless hatched (both directions)")
     ax_up.set_title("x lanes, x links, x 2 directions")
     fig.tight_layout()

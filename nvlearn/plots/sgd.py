@@ -42,7 +42,7 @@ def training_curves_figure(histories: Mapping[str, object], reference: str | Non
     >>> len(fig.axes)
     2
     """
-    fig, (ax, ax_d) = new_figure(1, 2, width=10.0, height=4.0)
+    fig, (ax, ax_d) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=7.6, sharex=True)
     labels = list(histories)
     ref = histories[reference or labels[0]]
     ref_loss = np.asarray(ref.step_loss)
@@ -61,12 +61,12 @@ def training_curves_figure(histories: Mapping[str, object], reference: str | Non
     ax.set_xlabel("SGD step")
     ax.set_ylabel("training loss of the step's batch (cross-entropy, nats)")
     ax.set_title("Training curves: the runs lie on top of each other")
-    ax.legend(fontsize=8)
+    ax.legend()
     ax_d.set_xlabel("SGD step")
     ax_d.set_ylabel(f"|loss − loss of '{reference or labels[0]}'| (nats)")
     ax_d.set_title("How far apart they are (10⁻¹⁸ = identical)")
     if ax_d.get_legend_handles_labels()[0]:
-        ax_d.legend(fontsize=8)
+        ax_d.legend()
     fig.tight_layout()
     return fig
 
@@ -87,10 +87,10 @@ def wall_figure(curves: Mapping[tuple[str, str, bool], Sequence], title: str = "
     'scaling efficiency = compute / step time (%)'
     """
     models = list(dict.fromkeys(k[0] for k in curves))
-    fig, axes = new_figure(1, len(models), width=5.2 * len(models), height=4.6, sharey=True,
-                           squeeze=False)
+    fig, axes = new_figure(len(models), 1, width=NOTEBOOK_WIDTH, height=3.4 * len(models) + 1.4,
+                           sharex=True, squeeze=False)
     pod = 256
-    for ax, model in zip(axes[0], models, strict=True):
+    for ax, model in zip(axes[:, 0], models, strict=True):
         for (m, fabric, overlap), steps in curves.items():
             if m != model:
                 continue
@@ -104,16 +104,17 @@ def wall_figure(curves: Mapping[tuple[str, str, bool], Sequence], title: str = "
         ticks = [8, 32, 128, 512, 2048, 8192]
         ax.set_xticks(ticks, [f"{t:,}" for t in ticks])
         ax.axvline(pod, color="0.5", ls=":", lw=1)
-        ax.text(pod * 1.08, 3, "one NVLink pod\n(256 GPUs)", fontsize=8, color="0.35")
+        ax.text(pod * 1.08, 3, "one NVLink pod\n(256 GPUs)", color="0.35")
         ax.set_ylim(0, 104)
-        ax.set_xlabel("data-parallel GPUs (H100)")
+        ax.set_ylabel("scaling efficiency = compute / step time (%)")
         ax.set_title(f"{model} parameters, bf16 gradients")
-    axes[0][0].set_ylabel("scaling efficiency = compute / step time (%)")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8)
+    axes[-1, 0].set_xlabel("data-parallel GPUs (H100)")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2)
     if title:
-        fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+        fig.suptitle(title, fontsize=11, wrap=True)
+    legend_in = 0.25 * -(-len(labels) // 2) + 0.2
+    fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
     return fig
 
 

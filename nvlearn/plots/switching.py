@@ -83,8 +83,8 @@ def fct_cdf_figure(stats: Sequence, patterns: Sequence[str] | None = None):
     n = len(patterns)
     cols = 2 if n > 1 else 1
     rows = (n + cols - 1) // cols
-    fig, axes = new_figure(rows, cols, width=11.0 if cols == 2 else 6.5, height=3.6 * rows,
-                           squeeze=False)
+    fig, axes = new_figure(rows, cols, width=NOTEBOOK_WIDTH if cols == 2 else 6.5,
+                           height=3.3 * rows + 0.9, squeeze=False)
     for ax, name in zip(axes.flat, patterns, strict=False):
         mine = [s for s in stats if s.pattern == name]
         unit, factor = _time_unit(np.concatenate([s.fct for s in mine]))
@@ -98,16 +98,17 @@ def fct_cdf_figure(stats: Sequence, patterns: Sequence[str] | None = None):
         ax.set_xscale("log")
         _log_ticks(ax)
         ax.set_ylim(0, 1.04)
-        ax.set_xlabel(f"flow completion time ({unit}, log scale)")
+        ax.set_xlabel(f"flow completion time ({unit}, log)")
         ax.set_ylabel("fraction of flows done")
         sizes = {s.fabric[s.fabric.find("(") + 1:s.fabric.find(")")] for s in mine}
         ax.set_title(f"{name} ({', '.join(sorted(sizes))})")
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, bbox_to_anchor=(0.5, 0.0))
+    fig.legend(handles, labels, loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
     fig.suptitle("Flow completion times; dots mark the 99th percentile")
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    legend_in = 0.25 * -(-len(labels) // 2) + 0.15
+    fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
     return fig
 
 
@@ -132,7 +133,7 @@ def collision_figure(loads: np.ndarray, used_per_seed: np.ndarray, expected_used
     >>> len(fig.axes)
     2
     """
-    fig, (left, right) = new_figure(1, 2, width=11.0, height=3.8)
+    fig, (left, right) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=7.6)
     k = np.arange(loads.size)
     colours = [SERIES[1] if c > 1 else SERIES[0] if c == 1 else "#cccccc" for c in loads]
     left.bar(k, loads, color=colours, width=0.8)
@@ -142,8 +143,7 @@ def collision_figure(loads: np.ndarray, used_per_seed: np.ndarray, expected_used
     idle = int(np.sum(loads == 0))
     left.set_title(f"one hash: {idle} of {loads.size} uplinks idle, the busiest shared by "
                    f"{int(loads.max())}\n(each of those flows gets "
-                   f"{format_rate(link_bw / loads.max())} instead of {format_rate(link_bw)})",
-                   fontsize=9)
+                   f"{format_rate(link_bw / loads.max())} instead of {format_rate(link_bw)})")
     lo, hi = int(used_per_seed.min()), int(used_per_seed.max())
     right.hist(used_per_seed, bins=np.arange(lo - 0.5, hi + 1.5), color=SERIES[2], alpha=0.8)
     right.axvline(expected_used, color="black", ls="--", lw=2, zorder=3,
@@ -153,9 +153,9 @@ def collision_figure(loads: np.ndarray, used_per_seed: np.ndarray, expected_used
                   label=f"mean of {used_per_seed.size} hash seeds = {used_per_seed.mean():.1f}")
     right.set_xlabel(f"uplinks used by {int(loads.sum())} flows (of {loads.size})")
     right.set_ylabel("hash seeds")
-    right.legend(fontsize=8, loc="upper left")
-    right.set_ylim(0, right.get_ylim()[1] * 1.3)
-    right.set_title("balls into bins: about 1 - 1/e of the paths get used", fontsize=9)
+    right.legend(loc="upper left")
+    right.set_ylim(0, right.get_ylim()[1] * 1.45)
+    right.set_title("balls into bins: about 1 - 1/e of the paths get used")
     fig.tight_layout()
     return fig
 
@@ -237,7 +237,7 @@ def growth_figure(series: Mapping[str, Sequence[Mapping]],
     """
     from matplotlib.ticker import FuncFormatter
 
-    fig, (left, right) = new_figure(1, 2, width=11.0, height=4.0)
+    fig, (left, right) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=8.4)
     first = next(iter(series.values()))
     gpus = np.array([r["gpus"] for r in first])
     tiers = np.array([r["tiers"] for r in first])
@@ -247,19 +247,19 @@ def growth_figure(series: Mapping[str, Sequence[Mapping]],
             if sel.size:
                 ax.axvspan(sel.min() / 1.15, sel.max() * 1.15, color=shade, zorder=0)
                 ax.text(np.sqrt(sel.min() * sel.max()), 0.98, f"{t} tier{'s' if t > 1 else ''}",
-                        transform=ax.get_xaxis_transform(), ha="center", va="top", fontsize=8)
+                        transform=ax.get_xaxis_transform(), ha="center", va="top")
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.set_xticks(gpus, [str(g) for g in gpus], rotation=45, fontsize=8)
+        ax.set_xticks(gpus, [str(g) for g in gpus])
         ax.set_xlabel("GPUs")
     for k, (label, rows) in enumerate(series.items()):
         left.plot([r["gpus"] for r in rows], [r["chips_per_gpu"] for r in rows], "o-",
                   color=SERIES[2 + k], label=label)
     for k, (label, (n, c)) in enumerate((marks or {}).items()):
         left.plot([n], [c], "s", color=SERIES[4 + k], ms=9, label=label)
-    left.set_ylim(0, left.get_ylim()[1] * 1.15)
+    left.set_ylim(0, left.get_ylim()[1] * 1.3)
     left.set_ylabel("switch chips per GPU")
-    left.legend(fontsize=8, loc="lower right")
+    left.legend(loc="upper left", bbox_to_anchor=(0.0, 0.92))
     left.set_title("switch silicon per GPU jumps with each tier")
     right.step(gpus, tiers * 2, where="mid", color=SERIES[1])
     right.plot(gpus, tiers * 2, "o", color=SERIES[1])

@@ -14,6 +14,8 @@ The chart is drawn as SVG, not matplotlib, and every sweep and table is cached p
 from __future__ import annotations
 
 import functools
+import queue
+import threading
 import time
 
 import ipywidgets as W
@@ -30,32 +32,34 @@ from nvlearn.plots.allreduce import (
     time_label,
 )
 from nvlearn.sim.models import MODELS
+from nvlearn.topology import FABRICS as REGISTRY
+from nvlearn.topology import fabric as build_fabric
 from nvlearn.units import format_rate
-from nvlearn.widgets.base import Controls, control_row
+from nvlearn.widgets.base import Controls, _in_kernel, control_row
 
-#: Fabrics of the explorer: key -> (label, GPU counts offered).
-FABRICS: dict[str, tuple[str, tuple[int, ...]]] = {
-    "dgx_h100": ("DGX H100", (2, 4, 8)),
-    "nvlink_pod": ("NVLink pod", (16, 32, 64, 128, 256)),
-    "ib_cluster": ("InfiniBand", (16, 32, 64, 128, 256)),
+__all__ = ["CHUNKS", "FABRICS", "GPU_COUNTS", "AllreduceExplorer", "render_state", "warm_caches"]
+
+#: GPU counts the explorer offers on each fabric of :data:`nvlearn.topology.FABRICS`.
+GPU_COUNTS: dict[str, tuple[int, ...]] = {
+    "dgx_h100": (2, 4, 8),
+    "nvlink_pod": (16, 32, 64, 128, 256),
+    "ib_cluster": (16, 32, 64, 128, 256),
 }
+#: Fabrics of the explorer: key -> (the registry's label, GPU counts offered).
+FABRICS: dict[str, tuple[str, tuple[int, ...]]] = {
+    key: (REGISTRY[key].label, counts) for key, counts in GPU_COUNTS.items()}
+#: Boxes a fabric is built with for a GPU count; the others are built at the registry's
+#: default size (the whole pod) and the collective runs on its first GPUs.
+_NODES_FOR = {"ib_cluster": lambda gpus: max(2, gpus // 8)}
 #: Pipeline depths offered; None = each algorithm at its best depth.
 CHUNKS = (None, 1, 2, 4, 8, 16, 32, 64)
 #: The "chunks" dropdown's value for None (a Dropdown whose value is None shows nothing).
 _BEST_CHUNKS = 0
 
 
-@functools.lru_cache(maxsize=16)
 def _topology(fabric: str, gpus: int):
-    from nvlearn import topology as T
-
-    if fabric == "dgx_h100":
-        return T.dgx_h100()
-    if fabric == "nvlink_pod":
-        return T.nvlink_pod()
-    if fabric == "ib_cluster":
-        return T.ib_cluster(nodes=max(2, gpus // 8))
-    raise ValueError(f"unknown fabric {fabric!r}; choose from {', '.join(FABRICS)}")
+    nodes = _NODES_FOR.get(fabric)
+    return build_fabric(fabric, None if nodes is None else nodes(gpus))
 
 
 @functools.lru_cache(maxsize=64)
@@ -76,8 +80,9 @@ def _tuning(fabric: str, gpus: int) -> tuner.Tuning:
 
 def warm_caches() -> float:
     """Build every fabric's topology, best-depth sweep and NCCL table once (seconds taken),
-    so that the explorer's updates only read caches. Fixed-``chunks`` sweeps are built on
-    first use (a few ms each)."""
+    so that the explorer's updates only read caches. Fixed-``chunks`` sweeps (about 80 ms
+    each) are built by the explorer in the background for the fabric and GPU count shown
+    (:meth:`AllreduceExplorer.update`)."""
     t0 = time.perf_counter()
     for fabric, (_, counts) in FABRICS.items():
         for gpus in counts:
@@ -202,6 +207,8 @@ class AllreduceExplorer(Controls):
         self.svg = self.table_html = self.text = ""
         self.last_update_s = 0.0
         self._quiet = False
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._warmer: threading.Thread | None = None
         c = self.controls
         self.widget = W.VBox([
             W.HTML("<b>All-reduce explorer: which algorithm, and why</b>"),
@@ -261,6 +268,34 @@ class AllreduceExplorer(Controls):
         self._table.value = self.table_html
         self._text.value = f"<pre style='white-space:pre-wrap'>{self.text}</pre>"
         self.last_update_s = time.perf_counter() - t0
+        if _in_kernel():
+            self._warm_depths()
+
+    def _warm_depths(self) -> None:
+        """Build, in a background thread, the sweeps the "chunks" and "model" controls can
+        reach from here (this fabric and GPU count: every depth, both models), so the
+        first visit of a depth reads a cache. Pure Python, so the thread gives the kernel
+        the interpreter every few ms."""
+        if self._warmer is None:
+            self._warmer = threading.Thread(target=self._warm_loop, daemon=True,
+                                            name="nvlearn-allreduce-warm")
+            self._warmer.start()
+        self._jobs.put(self.depth_jobs())
+
+    def depth_jobs(self) -> list[tuple]:
+        """The sweeps one "chunks" or "model" move away, as ``_sweep`` arguments: every
+        fixed depth under the current model, then under the other."""
+        v = self.values
+        models = (v["model"], *(m for m in MODELS if m != v["model"]))
+        return [(v["fabric"], v["gpus"], c, m) for m in models for c in CHUNKS[1:]]
+
+    def _warm_loop(self) -> None:
+        while True:
+            jobs = self._jobs.get()
+            for job in jobs:
+                if not self._jobs.empty():
+                    break  # the learner moved on: warm around the new state instead
+                _sweep(*job)
 
     def figure(self):
         """The current chart as a matplotlib Figure (for a static page)."""

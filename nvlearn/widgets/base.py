@@ -22,7 +22,11 @@ What keeps an update fast in the browser (``benchmarks/bench_browser_widgets.py`
 * in a kernel, after each update a background thread renders the states one move away
   (the moved control's next values in the direction it moved first, then the next value of
   each other control) while the learner looks, so the next move usually finds its picture
-  ready; a cached picture is shown even while that thread is drawing another.
+  ready; a cached picture is shown even while that thread is drawing another;
+* those background renders run in one worker process (:mod:`nvlearn.widgets.worker`) when
+  the render function can be sent there, so a long simulation (numba holds the interpreter
+  while it runs) never delays a move; a move to the state being drawn there waits for it
+  rather than drawing it twice.
 
 And what makes it fit a laptop: the controls wrap (a flex row that wraps), labels take the
 width they need, sliders get a fixed usable track.
@@ -31,11 +35,13 @@ width they need, sliders get a fixed usable track.
 from __future__ import annotations
 
 import io
+import pickle
 import queue
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
@@ -43,6 +49,11 @@ import numpy as np
 from IPython.display import display
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
+
+from nvlearn.widgets import worker
+
+__all__ = ["PREFETCH_DELAY_S", "SLIDER_WIDTH", "Controls", "Explorer", "control_row",
+           "fabric_label", "figure_png", "fit_control"]
 
 #: Width of a slider (label, track and readout) in the control row.
 SLIDER_WIDTH = "440px"
@@ -55,6 +66,10 @@ def _in_kernel() -> bool:
 
     shell = get_ipython()
     return shell is not None and hasattr(shell, "kernel")
+
+
+if _in_kernel():  # a notebook imports an explorer in its setup cell: the worker gets ready
+    worker.start()
 
 
 def fit_control(control: W.Widget) -> W.Widget:
@@ -81,6 +96,22 @@ def fit_control(control: W.Widget) -> W.Widget:
         elif isinstance(control, (W.Dropdown, W.ToggleButtons, W.Checkbox)):
             control.layout.width = "auto"
     return control
+
+
+def fabric_label(key: str, nodes: int | None = None) -> str:
+    """The registry's label of fabric ``key`` (:data:`nvlearn.topology.FABRICS`) with its
+    size, as an explorer offers it.
+
+    Examples
+    --------
+    >>> fabric_label("dgx_h100"), fabric_label("nvlink_pod", 2)
+    ('DGX H100 (8 GPUs)', 'NVLink pod, 2 nodes (16 GPUs)')
+    """
+    from nvlearn.topology import FABRICS, fabric
+
+    kind, gpus = FABRICS[key], fabric(key, nodes).n_gpus
+    return (f"{kind.label}, {nodes} nodes ({gpus} GPUs)" if kind.multi_node
+            else f"{kind.label} ({gpus} GPUs)")
 
 
 def control_row(controls) -> W.Box:
@@ -191,7 +222,9 @@ class Explorer(Controls):
     controls : mapping of str to ipywidgets.ValueWidget
         Keyword name -> control; the control's ``value`` is passed to ``render`` under it.
     render : callable
-        Pure function of the control values returning ``(figure, text)``.
+        Pure function of the control values returning ``(figure, text)``, or
+        ``(figure, text, attributes)``: a dict of explorer attributes that belong to the
+        state (cached with it, set on the explorer whenever it is shown).
     title : str
         Shown above the controls.
     prefetch : bool
@@ -200,8 +233,9 @@ class Explorer(Controls):
     Attributes
     ----------
     cached_attrs : tuple of str
-        Attributes that a subclass's render sets (for instance ``result``); they are cached
-        with each state's picture and restored when the state is shown again.
+        Attributes that a subclass's render sets on ``self`` (for instance ``result``); they
+        are cached with each state's picture and restored when the state is shown again. (A
+        render that returns its attributes instead can run in the worker process.)
     """
 
     cached_attrs: tuple[str, ...] = ()
@@ -230,6 +264,8 @@ class Explorer(Controls):
         self._shown_attrs: dict = {}
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
+        self._in_process = worker.runs_in_worker(render)
+        self._in_flight: dict[tuple, Future] = {}
         self.text = ""
         self.last_update_s = 0.0
         header = [W.HTML(f"<b>{title}</b>")] if title else []
@@ -275,19 +311,29 @@ class Explorer(Controls):
     def _state(self, values: Mapping, keep: bool) -> tuple[bytes, str, dict]:
         """The cached (PNG, text, attributes) of ``values``, rendering it on a miss.
 
-        A hit takes no lock, so it is served while the prefetch thread renders; renders
-        take turns (pyplot's figure list and rcParams are global)."""
+        A hit takes no lock, so it is served while the prefetch thread renders; a state the
+        worker process is drawing is waited for; renders here take turns (pyplot's figure
+        list and rcParams are global). (While the worker is still starting, a state it was
+        given is drawn here too: its imports take seconds.)"""
         key = self._key(values)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
+        pending = self._in_flight.get(key)
+        if pending is not None and worker.ready():
+            try:
+                return pending.result()
+            except Exception:  # noqa: BLE001 - rendered here instead, where the error shows
+                pass
         with self._render_lock:
             hit = self._cache.get(key)  # the prefetch thread may have just made it
             if hit is not None:
                 return hit
-            fig, text = self._render(**values)
+            out = self._render(**values)
+            fig, text = out[0], out[1]
             png = figure_png(fig)
             attrs = {a: getattr(self, a, None) for a in self.cached_attrs}
+            attrs.update(out[2] if len(out) > 2 else {})
             if keep:
                 self._keep_figure(key, fig)
             else:
@@ -295,10 +341,34 @@ class Explorer(Controls):
                 with self._attrs_lock:  # a prefetch must not change what is shown
                     for a, v in self._shown_attrs.items():
                         setattr(self, a, v)
-            self._cache[key] = (png, text, attrs)
+            self._store(key, (png, text, attrs))
+        return png, text, attrs
+
+    def _store(self, key: tuple, state: tuple[bytes, str, dict]) -> None:
+        with self._attrs_lock:
+            self._cache[key] = state
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
-        return png, text, attrs
+
+    def _prefetch_one(self, values: Mapping) -> None:
+        """Render one state into the cache: in the worker process when the render can go
+        there (this thread then only waits), else here."""
+        key = self._key(values)
+        if key in self._cache:
+            return
+        if not self._in_process:
+            self._state(values, keep=False)
+            return
+        self._in_flight[key] = pending = worker.submit(self._render, values)
+        try:
+            state = pending.result()
+        except (OSError, RuntimeError, pickle.PicklingError):  # no worker: render here
+            self._in_process = False
+            self._state(values, keep=False)
+            return
+        finally:
+            self._in_flight.pop(key, None)
+        self._store(key, state)
 
     def update(self) -> None:
         """Show the current control values' figure and text (rendering them if not cached)."""
@@ -354,7 +424,7 @@ class Explorer(Controls):
                 if generation != self._generation:
                     break
                 try:
-                    self._state(values, keep=False)
+                    self._prefetch_one(values)
                 except Exception:
                     # not a valid setting (or a bug): the same error shows, in the cell,
                     # when the learner reaches this state

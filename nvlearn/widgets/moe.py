@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
 
 from nvlearn.moe import MoEComm, route, simulate_moe
 from nvlearn.plots.moe import overview_figure
-from nvlearn.plots.style import new_figure
+from nvlearn.plots.style import NOTEBOOK_WIDTH, new_figure
 from nvlearn.sim.models import injection_bw_per_dir
-from nvlearn.topology import dgx_h100, ib_cluster, nvlink_pod
+from nvlearn.topology import fabric as build_fabric
 from nvlearn.units import format_bytes, format_time
-from nvlearn.widgets.base import Explorer
+from nvlearn.widgets.base import Explorer, fabric_label
 
-#: Fabric label -> builder. Small on purpose: a ragged all-to-all among p GPUs is p(p-1)
-#: flows, and the explorer must answer in well under a second.
-FABRICS = {
-    "DGX H100 (8 GPUs)": dgx_h100,
-    "NVLink pod, 2 nodes (16 GPUs)": lambda: nvlink_pod(2),
-    "InfiniBand, 2 nodes (16 GPUs)": lambda: ib_cluster(2),
-}
+__all__ = ["BYTES_PER_ELEM", "CAPACITY_CHOICES", "FABRIC_SIZES", "MoEExplorer",
+           "ROUTING_CHOICES", "fabric_choices", "moe_run", "render_moe"]
+
+#: The explorer's fabrics: (registry key, nodes). Small on purpose: a ragged all-to-all
+#: among p GPUs is p(p-1) flows, and the explorer must answer in well under a second.
+FABRIC_SIZES = (("dgx_h100", None), ("nvlink_pod", 2), ("ib_cluster", 2))
 #: Capacity-factor choices; 0 stands for dropless routing (no capacity).
 CAPACITY_CHOICES = (("dropless", 0.0), ("0.5", 0.5), ("0.75", 0.75), ("1.0", 1.0),
                     ("1.25", 1.25), ("1.5", 1.5), ("2.0", 2.0))
@@ -29,9 +28,15 @@ ROUTING_CHOICES = (("flat", "flat"), ("node-limited + dedup", "dedup"))
 BYTES_PER_ELEM = 2  # bf16 token rows in both directions
 
 
-@lru_cache(maxsize=8)
+@cache
+def fabric_choices() -> dict[str, tuple[str, int | None]]:
+    """The fabric dropdown's options: label (:func:`~nvlearn.widgets.base.fabric_label`)
+    -> (registry key, nodes)."""
+    return {fabric_label(key, nodes): (key, nodes) for key, nodes in FABRIC_SIZES}
+
+
 def _topology(fabric: str):
-    return FABRICS[fabric]()
+    return build_fabric(*fabric_choices()[fabric])
 
 
 @lru_cache(maxsize=64)
@@ -51,7 +56,7 @@ def moe_run(fabric: str, experts: int, top_k: int, skew: float, capacity: float,
 
 
 def _error_figure(message: str) -> plt.Figure:
-    fig, ax = new_figure(width=11.5, height=2.0)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=2.0)
     ax.axis("off")
     ax.text(0.5, 0.5, message, ha="center", va="center", wrap=True, fontsize=10,
             color="#b35c00")
@@ -120,7 +125,8 @@ class MoEExplorer(Explorer):
                                  description="tokens / GPU", style=style),
             "hidden": W.Dropdown(options=[1024, 2048, 4096, 7168], value=4096,
                                  description="hidden", style=style),
-            "fabric": W.Dropdown(options=list(FABRICS), value="NVLink pod, 2 nodes (16 GPUs)",
+            "fabric": W.Dropdown(options=list(fabric_choices()),
+                                 value=fabric_label("nvlink_pod", 2),
                                  description="fabric", style=style),
             "routing": W.ToggleButtons(options=ROUTING_CHOICES, value="flat",
                                        description="routing", style=style),

@@ -9,7 +9,6 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 
 from nvlearn.parallelism import (
-    FABRIC_NAMES,
     FABRICS,
     PRESETS,
     Layout,
@@ -22,7 +21,11 @@ from nvlearn.parallelism import (
 )
 from nvlearn.plots.parallelism import draw_memory, draw_pair_traffic, draw_step_split
 from nvlearn.plots.style import new_figure
+from nvlearn.topology import FABRICS as REGISTRY
 from nvlearn.widgets.base import Explorer
+
+__all__ = ["DEGREES", "GLOBAL_BATCHES", "GPU_COUNTS", "HEATMAP", "PP_DEGREES",
+           "ParallelismExplorer", "render_parallelism"]
 
 GPU_COUNTS = (8, 16, 32, 64, 128, 256)
 DEGREES = (1, 2, 4, 8, 16, 32, 64)
@@ -74,7 +77,7 @@ def render_parallelism(model: str, batch: int, fabric: str, gpus: int, tp: int, 
         ax.remove()
     top = fig.add_subplot(grid[0, :])
     top.spines[["top", "right"]].set_visible(False)
-    draw_step_split(top, [st], [f"{lay.label}\n{FABRIC_NAMES[fabric]}"])
+    draw_step_split(top, [st], [f"{lay.label}\n{REGISTRY[fabric].label}"])
     top.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.02), ncol=5)
     top.set_xlabel("s per step (NCCL model, achievable rates)", fontsize=8)
     top.tick_params(axis="y", labelsize=8)
@@ -119,7 +122,7 @@ class ParallelismExplorer(Explorer):
                                 layout={"width": "330px"}),
             "batch": W.Dropdown(options=GLOBAL_BATCHES, value=1792, description="global batch",
                                 style=style, layout=lay),
-            "fabric": W.Dropdown(options=[(FABRIC_NAMES[f], f) for f in FABRICS],
+            "fabric": W.Dropdown(options=[(REGISTRY[f].label, f) for f in FABRICS],
                                  value="nvlink_pod", description="fabric", style=style,
                                  layout={"width": "230px"}),
             "gpus": W.Dropdown(options=GPU_COUNTS, value=256, description="GPUs", style=style,

@@ -14,8 +14,11 @@ from nvlearn.sgd.steptime import (
     SCALING_GPUS,
     step_time,
 )
+from nvlearn.topology import FABRICS as REGISTRY
 from nvlearn.units import format_time
 from nvlearn.widgets.base import Explorer
+
+__all__ = ["BATCHES", "BUCKETS", "SGDExplorer", "render_step"]
 
 #: Global batch choices, tokens.
 BATCHES = {"1M tokens": 2**20, "4M tokens": 2**22, "16M tokens": 2**24}
@@ -66,7 +69,7 @@ class SGDExplorer(Explorer):
                                   description="GPUs"),
             "batch": W.Dropdown(options=list(BATCHES.items()),
                                 value=DEFAULT_GLOBAL_BATCH_TOKENS, description="global batch"),
-            "fabric": W.ToggleButtons(options=[(f.replace("_", " "), f) for f in FABRICS],
+            "fabric": W.ToggleButtons(options=[(REGISTRY[f].label, f) for f in FABRICS],
                                       value="ib_cluster", description="fabric"),
             "model": W.Dropdown(options=list(MODEL_SIZES), value="7B", description="model"),
             "overlap": W.Checkbox(value=True, description="DDP overlap"),

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import ipywidgets as W
 import numpy as np
 
 from nvlearn.plots.stragglers import ALGO_LABELS, FAULT_LABELS, explorer_figure
+from nvlearn.plots.style import NOTEBOOK_WIDTH, new_figure
 from nvlearn.straggle import ShiftedExponential, monte_carlo_max, run_fault
-from nvlearn.topology import dgx_h100, ib_cluster
+from nvlearn.topology import fabric as build_fabric
 from nvlearn.units import format_bytes, format_time
-from nvlearn.widgets.base import Explorer
+from nvlearn.widgets.base import Explorer, fabric_label
 
-FABRICS = {"DGX H100 (8 GPUs)": dgx_h100, "2 x DGX H100 on InfiniBand (16 GPUs)":
-           lambda: ib_cluster(2)}
+__all__ = ["ALGORITHMS", "FABRIC_SIZES", "JITTER", "MAX_DELAY", "N_BYTES", "STEPS",
+           "StragglerExplorer", "fabric_choices", "fault_run", "render_stragglers"]
+
+#: The explorer's fabrics: (registry key, nodes).
+FABRIC_SIZES = (("dgx_h100", None), ("ib_cluster", 2))
 #: The algorithms offered (NCCL's families as the course builds them).
 ALGORITHMS = ("ring", "nccl_tree", "nvls", "hierarchical")
 #: Per-GPU buffer of the explorer's all-reduce, bytes (a 128M-parameter bf16 gradient).
@@ -27,9 +31,15 @@ JITTER = ShiftedExponential(10e-3, 0.5e-3)
 STEPS = 4000
 
 
-@lru_cache(maxsize=4)
+@cache
+def fabric_choices() -> dict[str, tuple[str, int | None]]:
+    """The fabric dropdown's options: label (:func:`~nvlearn.widgets.base.fabric_label`)
+    -> (registry key, nodes)."""
+    return {fabric_label(key, nodes): (key, nodes) for key, nodes in FABRIC_SIZES}
+
+
 def _topology(fabric: str):
-    return FABRICS[fabric]()
+    return build_fabric(*fabric_choices()[fabric])
 
 
 @lru_cache(maxsize=4)
@@ -49,9 +59,7 @@ def fault_run(fabric: str, fault: str, severity: float, algorithm: str):
 
 
 def _message_figure(message: str):
-    from nvlearn.plots.style import new_figure
-
-    fig, ax = new_figure(width=10.0, height=1.6)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=1.6)
     ax.axis("off")
     ax.text(0.5, 0.5, message, ha="center", va="center", wrap=True, color="#b35c00")
     return fig
@@ -111,7 +119,7 @@ class StragglerExplorer(Explorer):
     def __init__(self) -> None:
         style = {"description_width": "initial"}
         controls = {
-            "fabric": W.Dropdown(options=list(FABRICS), value="DGX H100 (8 GPUs)",
+            "fabric": W.Dropdown(options=list(fabric_choices()), value=fabric_label("dgx_h100"),
                                  description="fabric", style=style),
             "fault": W.Dropdown(options=[(v, k) for k, v in FAULT_LABELS.items()],
                                 value="slow_link", description="fault", style=style),

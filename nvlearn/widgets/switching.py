@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import functools
+
 import ipywidgets as W
 
 from nvlearn.plots.switching import traffic_explorer_figure
+from nvlearn.switching import patterns
 from nvlearn.switching.patterns import PATTERNS, FlowStats, experiment
+from nvlearn.topology import FABRICS
 from nvlearn.units import format_time
 from nvlearn.widgets.base import Explorer
 
-#: Fabric choices: label -> kind for :func:`nvlearn.switching.patterns.build_fabric`.
-FABRIC_CHOICES = (("NVLink pod", "nvlink_pod"), ("IB cluster", "ib_cluster"))
+__all__ = ["FABRIC_CHOICES", "TAPERS", "TrafficExplorer", "render_traffic", "traffic_summary"]
+
+#: Fabric choices (label, key): the registry's fabrics that
+#: :func:`nvlearn.switching.patterns.build_fabric` can taper.
+FABRIC_CHOICES = tuple((FABRICS[k].label, k) for k in patterns.FABRICS)
 #: Taper / oversubscription values offered (1 = non-blocking).
 TAPERS = (1.0, 2.0, 4.0, 8.0)
 
@@ -33,6 +40,29 @@ def traffic_summary(stats: FlowStats, taper: float) -> str:
         f"slowest {format_time(stats.fct.max())} ({spread:.1f}x the fastest)",
         f"hottest link {stats.hottest_link}: {stats.hottest_utilisation:.0%} busy on average",
     ])
+
+
+def render_traffic(fabric: str, pattern: str, policy: str, taper: float, *, nodes: int,
+                   n_bytes: float, runs: int):
+    """Figure, text and ``{"stats": FlowStats}`` of one setting of the explorer.
+
+    Parameters
+    ----------
+    fabric, pattern, policy : str
+        A key of :data:`FABRIC_CHOICES`, one of :data:`~nvlearn.switching.patterns.PATTERNS`,
+        ``"adaptive"`` or ``"static"``.
+    taper : float
+        Node (pod) or leaf (cluster) down : up ratio, >= 1.
+    nodes : int
+        DGX H100 nodes of the fabric (8 GPUs each).
+    n_bytes : float
+        Bytes each sending GPU sends.
+    runs : int
+        Random permutations (and hash seeds) pooled, for the permutation pattern only.
+    """
+    stats = experiment(fabric, pattern, policy, runs=runs if pattern == "permutation" else 1,
+                       nodes=nodes, taper=taper, n_bytes=n_bytes)
+    return traffic_explorer_figure(stats), traffic_summary(stats, taper), {"stats": stats}
 
 
 class TrafficExplorer(Explorer):
@@ -58,8 +88,6 @@ class TrafficExplorer(Explorer):
     'incast on NVLink pod (16 GPUs), taper 2:1, static routing; 1 run, 15 flows'
     """
 
-    cached_attrs = ("stats",)
-
     def __init__(self, nodes: int = 16, n_bytes: float = 64e6, runs: int = 3) -> None:
         self.nodes, self.n_bytes, self.runs = nodes, n_bytes, runs
         self.stats: FlowStats | None = None
@@ -72,12 +100,7 @@ class TrafficExplorer(Explorer):
             "taper": W.SelectionSlider(options=[(f"{t:g}:1", t) for t in TAPERS], value=2.0,
                                        description="taper", continuous_update=False),
         }
-        super().__init__(controls, self._draw,
+        render = functools.partial(render_traffic, nodes=nodes, n_bytes=n_bytes, runs=runs)
+        super().__init__(controls, render,
                          title=f"Traffic on a {8 * nodes}-GPU fabric (taper = node/leaf "
                                "down : up; the pod's real one is 2:1)")
-
-    def _draw(self, fabric: str, pattern: str, policy: str, taper: float):
-        runs = self.runs if pattern == "permutation" else 1
-        self.stats = experiment(fabric, pattern, policy, runs=runs, nodes=self.nodes,
-                                taper=taper, n_bytes=self.n_bytes)
-        return traffic_explorer_figure(self.stats), traffic_summary(self.stats, taper)

@@ -1,0 +1,134 @@
+"""One background process that renders explorer states, so the kernel never waits for them.
+
+An explorer renders the states one move away while the learner looks
+(:class:`~nvlearn.widgets.base.Explorer`). In a thread of the kernel those renders share the
+interpreter with the kernel: a numba simulation holds it for its whole run (a 128-GPU
+all-to-all under static routing: seconds), and every move that arrives meanwhile waits,
+even when its picture is ready. Here they run in one worker *process* instead (one: the
+course's machines have two cores, the other is the kernel's); the kernel's thread only waits
+on a pipe, which leaves the interpreter free.
+
+A render goes to the worker when it can be sent there: a function defined in a module (or a
+:func:`functools.partial` of one) whose arguments pickle. A bound method or a function
+typed into a notebook cell renders in the kernel's thread as before.
+
+The worker starts when :mod:`nvlearn.widgets.base` is imported in a kernel (a notebook's
+setup cell), so its imports are done before the first explorer needs it. It runs at a
+lower priority (``nice`` +5: when the cores are busy, the kernel and the browser go first),
+uses matplotlib's Agg backend, exits when the kernel does, and keeps its own caches (a
+state simulated there is simulated again if the kernel itself needs its data).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import multiprocessing
+import os
+import pickle
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+
+__all__ = ["NICE", "ready", "render_state", "runs_in_worker", "start", "submit"]
+
+#: Seconds between the worker's checks that the kernel that started it is still there.
+_PARENT_POLL_S = 1.0
+#: How much lower the worker's scheduling priority is than the kernel's.
+NICE = 5
+
+
+def runs_in_worker(render: Callable) -> bool:
+    """Whether ``render`` can be sent to the worker process (a module's function, or a
+    partial of one, that pickles).
+
+    Examples
+    --------
+    >>> runs_in_worker(render_state), runs_in_worker(lambda: None)
+    (True, False)
+    """
+    func = render.func if isinstance(render, functools.partial) else render
+    if inspect.ismethod(func) or getattr(func, "__module__", "__main__") == "__main__":
+        return False
+    try:
+        pickle.dumps(render)
+    except Exception:  # noqa: BLE001 - any reason it cannot travel: render it here
+        return False
+    return True
+
+
+def render_state(render: Callable, values: Mapping) -> tuple[bytes, str, dict]:
+    """``(png, text, attributes)`` of one state: ``render(**values)`` drawn to PNG.
+
+    ``render`` returns ``(figure, text)`` or ``(figure, text, attributes)``; the figure is
+    closed once drawn.
+    """
+    import matplotlib.pyplot as plt
+
+    from nvlearn.widgets.base import figure_png
+
+    out = render(**values)
+    fig, text = out[0], out[1]
+    attrs = dict(out[2]) if len(out) > 2 else {}
+    try:
+        return figure_png(fig), text, attrs
+    finally:
+        plt.close(fig)
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(_PARENT_POLL_S)
+    os._exit(0)
+
+
+def _init_worker(parent: int) -> None:
+    os.environ["MPLBACKEND"] = "Agg"
+    import matplotlib
+
+    matplotlib.use("Agg")
+    with contextlib.suppress(OSError):
+        os.nice(NICE)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _warm_up() -> None:
+    """What every render needs: the imports, and the simulator's machine code loaded (from
+    numba's cache) by one tiny run."""
+    import nvlearn.widgets.base  # noqa: F401
+    from nvlearn.collectives import allreduce
+    from nvlearn.sim import simulate
+    from nvlearn.topology import single_switch
+
+    simulate(single_switch(2, bw_per_dir=1e9), allreduce(2, 1e6))
+
+
+_done = threading.Event()
+
+
+def ready() -> bool:
+    """Whether the worker has finished a render (it is up, its imports done): only then is
+    waiting for a state it is drawing quicker than drawing it here."""
+    return _done.is_set()
+
+
+@functools.lru_cache(maxsize=1)
+def _pool() -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker, initargs=(os.getpid(),))
+
+
+def start() -> None:
+    """Start the worker and its imports now (they take a few seconds), so that it is ready
+    when the first explorer hands it a state."""
+    _pool().submit(_warm_up).add_done_callback(lambda f: f.exception() is None and _done.set())
+
+
+def submit(render: Callable, values: Mapping) -> Future:
+    """Render one state in the worker process (started on first use); a Future of
+    :func:`render_state`'s result."""
+    future = _pool().submit(render_state, render, dict(values))
+    future.add_done_callback(lambda f: f.exception() is None and _done.set())
+    return future
