@@ -12,12 +12,12 @@ def _figures():
     from nvlearn.numerics import reduction_order_errors
     from nvlearn.serdes.chain import nvlink_chain
     from nvlearn.sgd import History, scaling
-    from nvlearn.switching.patterns import measure, ring
+    from nvlearn.switching.patterns import measure, neighbour_shift
     from nvlearn.switching.plans import growth_table
     from nvlearn.topology import single_switch
 
     h = History(1, 8, 0.1, "float64", step_loss=[2.0, 1.0])
-    st = measure(single_switch(4, 1e11), ring(4, 1e9))
+    st = measure(single_switch(4, 1e11), neighbour_shift(4, 1e9))
     sizes = np.array([2.0**20, 2.0**30])
     yield "training curves", lambda: sgd.training_curves_figure({"one": h, "two": h})
     yield "scaling wall", lambda: sgd.wall_figure(
