@@ -9,6 +9,11 @@
 #   make bench   the benchmarks (benchmarks/run.py)
 #   make bench-browser  every explorer of notebooks 00-05 in headless chromium: input-to-redraw
 #                times and layout at 1280 px (benchmarks/bench_browser_widgets.py)
+#   make release the student release (notebooks/, build/course/release/) and worked solutions
+#                (build/course/solutions/) from instructor/source/ (nbgrader; tools/course.py)
+#   make grade SUBMISSIONS=dir  grade dir/<student>/<notebook>.ipynb: build/course/grades.csv
+#                (per student and question) and manual.csv/.md (free text, beside the rubric)
+#   make site    the course as static HTML in build/site/ (tools/site.py)
 #
 # Overridable: PYTHON (the interpreter that creates the venv), VENV, LAB_ARGS, PYTEST_ARGS.
 
@@ -17,20 +22,23 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # Re-install when pyproject.toml changes; otherwise the set-up step is a no-op.
 STAMP := $(VENV)/.nvlearn-installed
-EXTRAS := test,browser,dev
+EXTRAS := test,browser,dev,course
 
 # As root, jupyter refuses to start without --allow-root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install lab test lint bench bench-browser clean-venv
+.PHONY: help install lab test lint bench bench-browser release grade site clean-venv
 
 help:
 	@echo "make lab    - set up .venv if needed, then JupyterLab on notebooks/"
 	@echo "make test   - set up .venv if needed, then ruff + unit tests + nbval over notebooks/"
 	@echo "make bench  - set up .venv if needed, then python benchmarks/run.py"
 	@echo "make bench-browser - the explorers of notebooks 00-05 timed in headless chromium"
+	@echo "make release - student release + worked solutions from instructor/source/ (nbgrader)"
+	@echo "make grade SUBMISSIONS=dir - grade dir/<student>/<notebook>.ipynb -> build/course/grades.csv"
+	@echo "make site   - the course as static HTML, executed, in build/site/"
 	@echo "make lint   - ruff check ."
 	@echo "make clean-venv - remove .venv"
 
@@ -40,6 +48,11 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "nvlearn needs Python 3.11+; run: make PYTHON=python3.11 ...")'
 	@test -x $(BIN)/python || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	@# nbgrader is used from the command line only: its Jupyter extensions (formgrader,
+	@# assignment list, validate button) and notebook 7's lab extension stay off in the lab.
+	-@$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader @jupyter-notebook/lab-extension >/dev/null 2>&1
+	-@for ext in formgrader validate_assignment assignment_list course_list; do $(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$ext >/dev/null 2>&1; done
+	-@$(BIN)/jupyter server extension disable --sys-prefix notebook >/dev/null 2>&1
 	$(BIN)/python -m nvlearn.warmup
 	@touch $@
 
@@ -60,6 +73,21 @@ bench: $(STAMP)
 
 bench-browser: $(STAMP)
 	$(BIN)/python benchmarks/bench_browser_widgets.py
+
+release: $(STAMP)
+	$(BIN)/python tools/course.py release
+
+# One cell of student code may run GRADE_TIMEOUT seconds before it is interrupted.
+GRADE_TIMEOUT ?= 60
+grade: $(STAMP)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir (dir/<student>/<notebook>.ipynb)"; exit 2; }
+	@test -f build/course/gradebook.db || $(MAKE) release
+	$(BIN)/python tools/course.py grade "$(SUBMISSIONS)" --timeout $(GRADE_TIMEOUT)
+
+# The static course site: every notebook executed and rendered (graded ones from their worked
+# solutions, each folded behind a click) into build/site/.
+site: release
+	$(BIN)/python tools/site.py
 
 clean-venv:
 	rm -rf $(VENV)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from nvlearn import specs
@@ -43,15 +41,30 @@ def test_figures_have_labelled_axes():
 
 
 def test_self_checks_accept_the_reference_and_reject_a_slip():
-    assert nb01.ring_bytes_per_gpu(2 * 255 / 256 * 140)
-    assert not nb01.ring_bytes_per_gpu(140)
-    assert nb01.bucket_count(math.ceil(14e9 / DDP_BUCKET_BYTES))
-    assert not nb01.bucket_count(14e9 / 25e6)
-    assert nb01.halved_batch_effect("down") and not nb01.halved_batch_effect("same")
-    assert not nb01.dgx_allreduce_ms(2 * 7 / 8 * 14e9 / 900e9 * 1e3)   # the bidirectional slip
+    assert nb01.compute_seconds(6 * 13e9 * 8192 / (specs.gpu("b200").bf16_dense_flops * 0.35))
+    assert not nb01.compute_seconds(6 * 13e9 * 8192 / (specs.gpu("b200").bf16_dense_flops * 0.7))
     assert "not yet" in repr(nb01.compute_seconds(None))
-    # exercise 6 names sgd.allreduce_time: the reference is NCCL's (achievable) time
+    assert nb01.batch_for_efficiency(2**25) and nb01.batch_for_efficiency("33554432")
+    assert not nb01.batch_for_efficiency(2**24)          # the last batch below 80 %
+    best = max(step_time(7e9, 4096, "ib_cluster", overlap=True, bucket_bytes=b).efficiency
+               for b in nb01.BUCKET_CHOICES)
+    assert nb01.best_bucket_efficiency(f"{100 * best:.2f} %")
+    default = step_time(7e9, 4096, "ib_cluster", overlap=True).efficiency   # 25 MiB buckets
+    assert not nb01.best_bucket_efficiency(100 * default)
+    assert "off by 100" in nb01.best_bucket_efficiency(best).message    # a fraction for a %
+    # exercise 7 names sgd.allreduce_time: the reference is NCCL's (achievable) time
     n_bytes, n, steps = 140e9, 4096, 1e12 / 2**22
     watts = specs.gpu("h100").board_power
     joules = allreduce_time("ib_cluster", n, n_bytes).time * n * watts * steps
     assert nb01.idle_energy_mwh(joules / 3.6e9)
+
+
+def test_dp_update_check_runs_the_learners_code_and_names_the_slip():
+    from nvlearn.sgd.parallel import allreduce_sum
+
+    assert nb01.dp_update_function(lambda w, g, lr, b: w - lr * allreduce_sum(g)[0] / b)
+    by_workers = nb01.dp_update_function(lambda w, g, lr, b: w - lr * g.sum(axis=0) / 8)
+    assert not by_workers and "number of workers" in by_workers.message
+    assert "returns None" in nb01.dp_update_function(lambda *a: None).message
+    assert "raised" in nb01.dp_update_function(lambda *a: 1 / 0).message
+    assert not nb01.dp_update_function(None)

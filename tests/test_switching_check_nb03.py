@@ -17,13 +17,22 @@ def test_colliding_pod_flows_gbs():
 
 
 def test_expected_idle_uplinks():
-    assert nb03.expected_idle_uplinks(11.6).ok      # 32 (31/32)^32
-    assert not nb03.expected_idle_uplinks(0).ok     # "one flow per uplink"
+    assert nb03.expected_idle_uplinks(6.97).ok      # 32 (31/32)^48
+    assert not nb03.expected_idle_uplinks(11.6).ok  # 32 flows, the case section 3 prints
+    assert not nb03.expected_idle_uplinks(0).ok     # "more flows than uplinks: none idle"
 
 
-def test_ndr_bisection_ratio():
-    assert nb03.ndr_bisection_ratio(4.5).ok
-    assert not nb03.ndr_bisection_ratio(9).ok       # that is the HDR comparison
+def test_tapered_bisection():
+    assert nb03.tapered_bisection_tbs(14.4).ok      # 8 nodes x 20 uplinks... at 4:1, both ways
+    assert nb03.tapered_bisection_tbs("14.4 TB/s").ok
+    assert not nb03.tapered_bisection_tbs(28.8).ok  # the 2:1 pod of 16 nodes
+    assert not nb03.tapered_bisection_tbs(7.2).ok   # one direction
+
+
+def test_a2a_advantage_is_the_explorers_ratio():
+    ratio = nb03.a2a_pod_vs_ib()
+    assert 1 < ratio < 2                            # 450/8 GB/s per GPU vs a 50 GB/s NIC
+    assert nb03.a2a_advantage(ratio).ok and not nb03.a2a_advantage(1 / ratio).ok
 
 
 def test_l2_switches_at_taper():
@@ -38,16 +47,10 @@ def test_max_gpus_with_more_cages():
     assert not nb03.max_gpus_with_more_cages(256).ok
 
 
-def test_fifo_switch_loss():
-    assert nb03.fifo_switch_loss(0.414).ok          # sqrt(2) - 1
-    assert not nb03.fifo_switch_loss(0.586).ok      # what it delivers, not what it loses
-
-
 def test_hints_do_not_give_the_answer():
     for check, wrong in [(nb03.incast_time_ms, 1), (nb03.colliding_pod_flows_gbs, 1),
-                         (nb03.expected_idle_uplinks, 1), (nb03.ndr_bisection_ratio, 1),
-                         (nb03.l2_switches_at_taper, 1), (nb03.max_gpus_with_more_cages, 1),
-                         (nb03.fifo_switch_loss, 0.1)]:
+                         (nb03.expected_idle_uplinks, 1), (nb03.tapered_bisection_tbs, 1),
+                         (nb03.l2_switches_at_taper, 1), (nb03.max_gpus_with_more_cages, 1)]:
         message = check(wrong).message
-        for answer in ("608", "6.25", "11.6", "4.5", "14", "384", "0.414"):
+        for answer in ("608", "6.25", "6.97", "14.4", "14", "384"):
             assert answer not in message

@@ -248,6 +248,23 @@ def verify(
     return _not_yet(slip if slip else _tiered(hint))
 
 
+def verify_prediction(answer: object, choices: tuple[str, ...]) -> CheckResult:
+    """Record a prediction made before running an experiment: any of ``choices`` is accepted
+    (a prediction is marked by the explanation that follows it, not by being right).
+
+    Examples
+    --------
+    >>> verify_prediction("Up", ("up", "down"))
+    prediction recorded — now run the experiment and compare
+    >>> verify_prediction(None, ("up", "down"))
+    not yet — write your prediction first: one of up, down
+    """
+    given = "" if answer is None else str(answer).strip().lower()
+    if given in (c.lower() for c in choices):
+        return CheckResult(True, "prediction recorded — now run the experiment and compare")
+    return _not_yet("write your prediction first: one of " + ", ".join(choices))
+
+
 def verify_choice(answer: object, correct: str, *, choices: tuple[str, ...], hint: str):
     """Check a multiple-choice answer (case-insensitive, surrounding spaces ignored).
 

@@ -7,17 +7,30 @@ the answer.
 
 from __future__ import annotations
 
+import functools
+
 from nvlearn import specs
 from nvlearn.check.core import CheckResult, verify
-from nvlearn.switching.patterns import build_fabric, hol_limit
+from nvlearn.switching.patterns import build_fabric, experiment
 from nvlearn.switching.plans import nvlink_pod_plan
 from nvlearn.topology import bisection_bw_bidir, expected_distinct_paths
 from nvlearn.units import from_si
 
+__all__ = [
+    "A2A_TASK", "a2a_advantage", "a2a_pod_vs_ib", "colliding_pod_flows_gbs",
+    "expected_idle_uplinks", "incast_time_ms", "l2_switches_at_taper", "max_gpus_with_more_cages",
+    "tapered_bisection_tbs",
+]
+
 #: Exercise premises (stated in the notebook), chosen so that no answer is printed above.
 INCAST_BYTES = 2**30          # exercise 1: 1 GiB from every sender
 WHAT_IF_TAPER = 2.5           # exercise 5
-WHAT_IF_CAGES = 48            # exercise 6: OSFP cages per second-level switch
+WHAT_IF_CAGES = 48            # exercise 7: OSFP cages per second-level switch
+IDLE_FLOWS, IDLE_UPLINKS = 48, 32   # exercise 3 (section 3 works 32 flows on 32 uplinks)
+BISECTION_NODES, BISECTION_TAPER = 16, 4.0   # exercise 10 (the notebook prints 32 nodes, 2:1)
+#: Exercise 4: the traffic explorer's all-to-all, adaptive, at the pod's steepest taper.
+A2A_TASK = {"pattern": "all-to-all", "policy": "adaptive", "taper": 8.0, "nodes": 16,
+            "n_bytes": 64e6}
 
 
 def incast_time_ms(answer) -> CheckResult:
@@ -45,8 +58,8 @@ def colliding_pod_flows_gbs(answer) -> CheckResult:
 
 
 def expected_idle_uplinks(answer) -> CheckResult:
-    """Exercise 3: 32 flows hashed uniformly onto 32 uplinks; expected idle uplinks."""
-    ref = 32 - expected_distinct_paths(32, 32)
+    """Exercise 3: 48 flows hashed uniformly onto 32 uplinks; expected idle uplinks."""
+    ref = IDLE_UPLINKS - expected_distinct_paths(IDLE_FLOWS, IDLE_UPLINKS)
     return verify(
         answer, ref, unit="1", rtol=0.02,
         hint="one uplink stays idle only if every one of the flows misses it; multiply "
@@ -54,19 +67,35 @@ def expected_idle_uplinks(answer) -> CheckResult:
     )
 
 
-def ndr_bisection_ratio(answer) -> CheckResult:
-    """Exercise 4: pod bisection / bisection of the same 256 GPUs on NDR InfiniBand."""
-    ref = bisection_bw_bidir(build_fabric("nvlink_pod", 32)) / bisection_bw_bidir(
-        build_fabric("ib_cluster", 32))
-    return verify(
-        answer, ref, unit="1",
-        hint="NVIDIA's 9x compares with HDR (200 Gb/s per GPU); here every GPU has a "
-             "400 Gb/s NIC. Half the nodes' off-node bandwidth crosses the cut either way.",
-    )
+def tapered_bisection_tbs(answer) -> CheckResult:
+    """Exercise 10: bisection (bidirectional) of a 16-node pod tapered 4:1, TB/s."""
+    ref = bisection_bw_bidir(build_fabric("nvlink_pod", BISECTION_NODES, taper=BISECTION_TAPER))
+    return verify(answer, from_si(ref, "TB/s"), unit="TB/s", hint=(
+        "cut the pod into two halves of nodes: only the nodes' uplinks to the second tier "
+        "cross the cut; count them at this taper (whole cables of 4 NVLinks)",
+        "bidirectional: both directions of every crossing link"))
+
+
+@functools.cache
+def a2a_pod_vs_ib(taper: float = A2A_TASK["taper"]) -> float:
+    """p99 of the explorer's all-to-all on InfiniBand over that on the pod at ``taper``."""
+    kw = {"runs": 1, "nodes": A2A_TASK["nodes"], "n_bytes": A2A_TASK["n_bytes"]}
+    pod = experiment("nvlink_pod", A2A_TASK["pattern"], A2A_TASK["policy"], taper=taper, **kw)
+    ib = experiment("ib_cluster", A2A_TASK["pattern"], A2A_TASK["policy"], **kw)
+    return ib.p99 / pod.p99
+
+
+def a2a_advantage(answer) -> CheckResult:
+    """Exercise 4: how many times sooner the pod tapered 8:1 finishes the explorer's
+    all-to-all (p99) than the InfiniBand cluster."""
+    return verify(answer, a2a_pod_vs_ib(), unit="1", rtol=0.02, hint=(
+        "in the explorer: all-to-all, adaptive, the pod at 8:1, then the IB cluster; divide "
+        "the IB p99 by the pod's",
+        "a ratio above 1 means the pod is sooner"))
 
 
 def l2_switches_at_taper(answer) -> CheckResult:
-    """Exercise 5: second-level 1U switches for 32 nodes at a 2.5:1 taper."""
+    """Exercise 6: second-level 1U switches for 32 nodes at a 2.5:1 taper."""
     ref = nvlink_pod_plan(32, taper=WHAT_IF_TAPER).l2_switches
     dgx = specs.system("dgx_h100")
     return verify(
@@ -77,7 +106,7 @@ def l2_switches_at_taper(answer) -> CheckResult:
 
 
 def max_gpus_with_more_cages(answer) -> CheckResult:
-    """Exercise 6: GPUs a two-tier pod could connect if each second-level switch had 48
+    """Exercise 7: GPUs a two-tier pod could connect if each second-level switch had 48
     OSFP cages (and ports to match), same nodes and taper."""
     plan = nvlink_pod_plan()
     ref = WHAT_IF_CAGES * plan.gpus_per_node     # one cable from every node to every switch
@@ -85,13 +114,4 @@ def max_gpus_with_more_cages(answer) -> CheckResult:
         answer, ref, unit="1", rtol=0.0, atol=0.0,
         hint="every node runs one cable to every second-level switch, so a switch's cages "
              "count nodes, not GPUs",
-    )
-
-
-def fifo_switch_loss(answer) -> CheckResult:
-    """Exercise 7: fraction of capacity a large FIFO input-queued switch loses at saturation."""
-    return verify(
-        answer, 1.0 - hol_limit(), unit="1", rtol=0.01,
-        hint="start from the head-of-line figure's large-N limit, the fraction that is "
-             "delivered (cells per port per slot)",
     )
