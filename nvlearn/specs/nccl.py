@@ -173,7 +173,9 @@ class NCCLModel(Record):
             NCCL's ``NCCL_HW_NVLINK``, ``NCCL_HW_PCI``, ``NCCL_HW_NET``.
         algorithm : {"tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", \
 "pat"}
+            NCCL's algorithm (``NCCL_ALGO_*``), in lower case.
         protocol : {"ll", "ll128", "simple"}
+            NCCL's protocol (``NCCL_PROTO_*``), in lower case.
 
         Returns
         -------

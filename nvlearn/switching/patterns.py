@@ -125,12 +125,18 @@ def permutation(n_ranks: int, n_bytes: float, *, seed: int = 0,
     Parameters
     ----------
     n_ranks : int
+        Ranks, >= 2.
     n_bytes : float
         Bytes each rank sends.
     seed : int
         Seed of the random derangement (a permutation with no rank sending to itself).
     perm : array of int, optional
         Rank ``r`` sends to ``perm[r]`` (must be a permutation; fixed points send nothing).
+
+    Returns
+    -------
+    Schedule
+        One op per sending rank, all starting at time 0.
 
     Examples
     --------
@@ -480,6 +486,11 @@ def run_traffic(kind: str, pattern_name: str, policy: str = "adaptive", *, nodes
     hash_seed : int
         Seed of the static hash.
 
+    Returns
+    -------
+    FlowStats
+        Labelled with the fabric's registry label and GPU count.
+
     Examples
     --------
     >>> st = run_traffic("nvlink_pod", "ring", "adaptive", nodes=2, n_bytes=1e6)
@@ -611,6 +622,7 @@ def hol_saturation_throughput(n_ports: int, *, slots: int = 20_000, seed: int = 
     slots : int
         Time slots simulated (the first 10 % are discarded as warm-up).
     seed : int
+        Seed of the random arrivals (same seed, same throughput).
 
     Returns
     -------

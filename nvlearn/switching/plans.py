@@ -321,12 +321,18 @@ def fat_tree_plan(n_gpus: int, *, links_per_gpu: int, radix: int,
     Parameters
     ----------
     n_gpus : int
+        GPUs to connect, >= 1.
     links_per_gpu : int
         NVLinks per GPU (= planes).
     radix : int
         Ports per switch chip.
     taper : float
         Leaf down / up ports when more than one tier is needed (>= 1).
+
+    Returns
+    -------
+    FabricPlan
+        Tiers, chips per tier of one plane, and the counts derived from them.
 
     Examples
     --------
