@@ -21,6 +21,14 @@ all-to-all (source, destination).
 symbolic execution with random 64-bit keys standing for each rank's data — that every rank
 ends holding exactly what the collective promises (no missing contribution, none counted
 twice), in two different valid execution orders, so a missing dependency (a race) shows up.
+
+References
+----------
+Z. Cai et al., "Synthesizing optimal collective algorithms", ACM PPoPP 2021 (SCCL: a
+collective as chunk sends between ranks, step by step).
+M. Cowan et al., "MSCCLang: Microsoft Collective Communication Language", ACM ASPLOS 2023
+(a collective program as chunk copies and reductions with dependencies, compiled to run
+on GPUs).
 """
 
 from __future__ import annotations

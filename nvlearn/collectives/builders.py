@@ -93,14 +93,17 @@ class BuildRequest(NamedTuple):
 
 # ---------------------------------------------------------------------------- all-reduce
 def allreduce_ring(r: BuildRequest) -> Schedule:
+    """Ring all-reduce: :func:`~nvlearn.collectives.channels.channel_ring` on its channels."""
     return channel_ring("allreduce", r.target, r.n_bytes, r.chunks, r.channels)
 
 
 def allreduce_tree(r: BuildRequest) -> Schedule:
+    """Binary-tree all-reduce (:func:`~nvlearn.collectives.tree.tree_allreduce`)."""
     return tree_allreduce(r.p, r.n_bytes, r.chunks)
 
 
 def allreduce_double_binary_tree(r: BuildRequest) -> Schedule:
+    """Double binary tree all-reduce (:mod:`~nvlearn.collectives.double_binary_tree`)."""
     return double_binary_tree_allreduce(r.p, r.n_bytes, r.chunks)
 
 
@@ -116,16 +119,19 @@ def allreduce_nccl_tree(r: BuildRequest) -> Schedule:
 
 
 def allreduce_recursive_doubling(r: BuildRequest) -> Schedule:
+    """Recursive doubling; a Topology's GPU names label the receive buffers."""
     topo = r.topology
     names = None if topo is None else tuple(topo.node_name[int(g)] for g in topo.gpus[:r.p])
     return recursive_doubling_allreduce(r.p, r.n_bytes, r.chunks, gpu_names=names)
 
 
 def allreduce_rabenseifner(r: BuildRequest) -> Schedule:
+    """Rabenseifner all-reduce (:mod:`~nvlearn.collectives.rabenseifner`)."""
     return rabenseifner_allreduce(r.p, r.n_bytes, r.chunks)
 
 
 def allreduce_nvls(r: BuildRequest) -> Schedule:
+    """NVLS all-reduce on the target's NVSwitch planes (one ``"switch"`` for a rank count)."""
     return nvls_allreduce(r.p, r.n_bytes, r.chunks, switches=r.nvls_switches())
 
 
@@ -142,41 +148,51 @@ def allreduce_hierarchical(r: BuildRequest) -> Schedule:
 
 # ------------------------------------------------------------ reduce-scatter, all-gather
 def reduce_scatter_ring(r: BuildRequest) -> Schedule:
+    """Ring reduce-scatter on the target's channels."""
     return channel_ring("reduce_scatter", r.target, r.n_bytes, r.chunks, r.channels)
 
 
 def reduce_scatter_recursive_halving(r: BuildRequest) -> Schedule:
+    """Recursive-halving reduce-scatter (p a power of two)."""
     return recursive_halving_reduce_scatter(r.p, r.n_bytes, r.chunks)
 
 
 def reduce_scatter_nvls(r: BuildRequest) -> Schedule:
+    """NVLS reduce-scatter on the target's NVSwitch planes."""
     return nvls_reduce_scatter(r.p, r.n_bytes, r.chunks, switches=r.nvls_switches())
 
 
 def allgather_ring(r: BuildRequest) -> Schedule:
+    """Ring all-gather on the target's channels."""
     return channel_ring("allgather", r.target, r.n_bytes, r.chunks, r.channels)
 
 
 def allgather_recursive_doubling(r: BuildRequest) -> Schedule:
+    """Recursive-doubling all-gather (p a power of two)."""
     return recursive_doubling_allgather(r.p, r.n_bytes, r.chunks)
 
 
 def allgather_nvls(r: BuildRequest) -> Schedule:
+    """NVLS all-gather (multicast) on the target's NVSwitch planes."""
     return nvls_allgather(r.p, r.n_bytes, r.chunks, switches=r.nvls_switches())
 
 
 # ------------------------------------------------------------- broadcast, all-to-all
 def broadcast_ring(r: BuildRequest) -> Schedule:
+    """Pipelined chain broadcast from ``options["root"]`` (default 0)."""
     return chain_broadcast(r.p, r.n_bytes, chunks=r.chunks, root=r.options.get("root", 0))
 
 
 def broadcast_tree(r: BuildRequest) -> Schedule:
+    """Pipelined binary-tree broadcast from ``options["root"]`` (default 0)."""
     return tree_broadcast(r.p, r.n_bytes, chunks=r.chunks, root=r.options.get("root", 0))
 
 
 def alltoall_direct(r: BuildRequest) -> Schedule:
+    """Direct all-to-all; ``options["block_bytes"]`` gives ragged blocks."""
     return direct_alltoall(r.p, r.n_bytes, block_bytes=r.options.get("block_bytes"))
 
 
 def alltoall_ring(r: BuildRequest) -> Schedule:
+    """Shifted pairwise-exchange all-to-all; ``options["block_bytes"]`` gives ragged blocks."""
     return ring_alltoall(r.p, r.n_bytes, block_bytes=r.options.get("block_bytes"))

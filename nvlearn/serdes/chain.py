@@ -455,6 +455,7 @@ class Comparison:
 
     @property
     def ratio(self) -> float:
+        """How many times the PCIe figure the NVLink figure is (``nvlink / pcie``)."""
         return self.nvlink / self.pcie
 
 

@@ -283,6 +283,7 @@ class LinkResult:
 
     @property
     def n_bits(self) -> int:
+        """Bits sent: symbols x bits per symbol."""
         return self.n_symbols * bits_per_symbol(self.modulation)
 
     @property

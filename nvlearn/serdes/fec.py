@@ -96,6 +96,7 @@ class RSCode:
 
     @property
     def name(self) -> str:
+        """The code's usual name, ``"RS(n,k)"``."""
         return f"RS({self.n},{self.k})"
 
     @property
@@ -291,6 +292,7 @@ class FecMonteCarlo:
 
     @property
     def n_codewords(self) -> int:
+        """Codewords simulated."""
         return int(self.symbol_errors.size)
 
     @property
