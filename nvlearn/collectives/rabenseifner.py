@@ -393,12 +393,7 @@ def recursive_halving_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alph
     >>> round(recursive_halving_time(8, 1e9, 100e9, 0.0) * 1e3, 3)
     8.75
     """
-    p = check_ranks(n_ranks, 2, "recursive halving")
-    _require_power_of_two(p, "recursive_halving reduce-scatter")
-    check_size(n_bytes, chunks)
-    check_link(bw_per_dir, alpha)
-    s = n_bytes / (p * chunks * bw_per_dir)
-    return row_pipeline_time(_widths(p, int(chunks), True, False), s, alpha)
+    return _one_phase_time(n_ranks, n_bytes, bw_per_dir, alpha, chunks, halving=True)
 
 
 def recursive_doubling_allgather_time(n_ranks: int, n_bytes: float, bw_per_dir: float,
@@ -424,9 +419,17 @@ def recursive_doubling_allgather_time(n_ranks: int, n_bytes: float, bw_per_dir: 
     >>> round(recursive_doubling_allgather_time(8, 1e9, 100e9, 0.0) * 1e3, 3)
     8.75
     """
-    p = check_ranks(n_ranks, 2, "recursive doubling")
-    _require_power_of_two(p, "recursive_doubling all-gather")
+    return _one_phase_time(n_ranks, n_bytes, bw_per_dir, alpha, chunks, halving=False)
+
+
+def _one_phase_time(n_ranks: int, n_bytes: float, bw_per_dir: float, alpha: float,
+                    chunks: int, *, halving: bool) -> float:
+    """Rabenseifner's reduce-scatter phase (``halving``) or its all-gather phase alone."""
+    what = ("recursive halving", "recursive_halving reduce-scatter") if halving else (
+        "recursive doubling", "recursive_doubling all-gather")
+    p = check_ranks(n_ranks, 2, what[0])
+    _require_power_of_two(p, what[1])
     check_size(n_bytes, chunks)
     check_link(bw_per_dir, alpha)
     s = n_bytes / (p * chunks * bw_per_dir)
-    return row_pipeline_time(_widths(p, int(chunks), False, True), s, alpha)
+    return row_pipeline_time(_widths(p, int(chunks), halving, not halving), s, alpha)
