@@ -51,6 +51,7 @@ from nvlearn.parallelism.comm_plan import Comm, micro_batches, step_comms
 from nvlearn.parallelism.layout import Layout
 from nvlearn.parallelism.memory import Memory, memory_per_gpu
 from nvlearn.parallelism.model import DEFAULT_MFU, Transformer, compute_time
+from nvlearn.topology import FABRICS as FABRIC_REGISTRY
 
 __all__ = [
     "FABRICS", "FABRIC_NAMES", "SINGLE_DOMAIN", "gpus_per_box", "domain_gpus", "fabric_gpu",
@@ -58,10 +59,11 @@ __all__ = [
     "check_layout", "step_time",
 ]
 
-#: Fabrics a layout can be placed on.
+#: Fabrics a layout can be placed on: the registry's (:data:`nvlearn.topology.FABRICS`)
+#: but the PCIe box.
 FABRICS = ("dgx_h100", "nvlink_pod", "ib_cluster", "gb200_nvl72")
-FABRIC_NAMES = {"dgx_h100": "DGX H100", "nvlink_pod": "NVLink pod",
-                "ib_cluster": "InfiniBand cluster", "gb200_nvl72": "GB200 NVL72"}
+#: Their labels, from the fabric registry.
+FABRIC_NAMES = {key: FABRIC_REGISTRY[key].label for key in FABRICS}
 #: Fabrics that are one NVLink domain with no box boundary inside (every group stays in it).
 SINGLE_DOMAIN = {"gb200_nvl72": "gb200_nvl72"}
 
