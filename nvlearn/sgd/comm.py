@@ -335,23 +335,23 @@ def ring_closed_form(
 # --------------------------------------------------------------------------------------
 
 
-_REGISTRY_KEY = {"dgx": "dgx_h100", "pcie": "pcie_box", "pod": "nvlink_pod",
-                 "ib": "ib_cluster"}
-
-
-def _topology(kind: str, count: int):
-    """The (cached) fabric of ``kind`` with ``count`` nodes, from the topology registry."""
+def _topology(key: str, count: int):
+    """The registry's fabric ``key`` with ``count`` nodes (built once per process)."""
     from nvlearn.topology import FABRICS, fabric
 
-    if kind not in _REGISTRY_KEY:
-        raise ValueError(f"unknown topology kind {kind!r}")
-    key = _REGISTRY_KEY[kind]
     return fabric(key, count if FABRICS[key].multi_node else None)
+
+
+def _label(key: str) -> str:
+    """The fabric registry's label of ``key``."""
+    from nvlearn.topology import FABRICS
+
+    return FABRICS[key].label
 
 
 def _ring_gpus(kind: str, count: int, n_ranks: int) -> np.ndarray:
     """GPU indices of the ring: consecutive GPUs, or GPU 0 of every node (one IB rail)."""
-    if kind == "ib":
+    if kind == "ib_cluster":
         return np.arange(n_ranks) * gpus_per_node()
     return np.arange(n_ranks)
 
@@ -388,7 +388,7 @@ def ib_rail_route() -> tuple[float, float]:
     # ib_cluster's rail-optimised leaves take radix/2 NICs, one per node and rail, so node
     # radix/2 is the first on a second leaf of rail 0
     per_leaf = specs.ib_switch_for_speed("ndr").ports // 2
-    topo = _topology("ib", per_leaf + 1)
+    topo = _topology("ib_cluster", per_leaf + 1)
     a, b = topo.gpus[0], topo.gpus[per_leaf * per_node]
     _, link, frac, latency = topo.routes([a], [b])
     load = np.bincount(link, weights=frac, minlength=topo.n_links)
@@ -517,13 +517,13 @@ def nccl_fabric(fabric: str, n_gpus: int) -> tuner.Fabric:
         raise ValueError("a collective needs at least 2 GPUs; one GPU has nothing to sum")
     node, pod = gpus_per_node(), gpus_per_pod()
     if n <= node:
-        box = "pcie" if fabric == "pcie_box" else "dgx"
+        box = "pcie_box" if fabric == "pcie_box" else "dgx_h100"
         return tuner.fabric_from_topology(_topology(box, 0), n_ranks=n)
     nodes = n // node
     if fabric == "ib_cluster" and nodes <= _max_ib_nodes():
-        return tuner.fabric_from_topology(_topology("ib", nodes))
+        return tuner.fabric_from_topology(_topology("ib_cluster", nodes))
     if fabric == "nvlink_pod" and n <= pod:
-        return tuner.fabric_from_topology(_topology("pod", nodes))
+        return tuner.fabric_from_topology(_topology("nvlink_pod", nodes))
     ib = nccl_fabric("ib_cluster", 2 * node)           # a DGX H100 node on InfiniBand
     if fabric == "ib_cluster":
         base, per_node, bw_inter = ib, node, ib.bw_inter
@@ -617,19 +617,20 @@ def wire_allreduce_time(fabric: str, n_gpus: int, n_bytes: float) -> WireEstimat
     node, pod = gpus_per_node(), gpus_per_pod()
     if n == 1:
         return WireEstimate(fabric, 1, nb, ())
-    box = "pcie" if fabric == "pcie_box" else "dgx"
-    box_name = "PCIe box" if box == "pcie" else "DGX H100"
+    box = "pcie_box" if fabric == "pcie_box" else "dgx_h100"
+    box_name = _label(box)
     if n <= node:
         stage = _make("ring all-reduce", "allreduce", box_name, n, nb,
                       _stage(box, 0, "allreduce", n, nb))
         return WireEstimate(fabric, n, nb, (stage,))
     if fabric == "nvlink_pod" and n <= pod:
         stage = _make("ring all-reduce over the NVLink pod", "allreduce",
-                      f"NVLink pod ({n // node} nodes)", n, nb,
-                      _stage("pod", n // node, "allreduce", n, nb))
+                      f"{_label('nvlink_pod')} ({n // node} nodes)", n, nb,
+                      _stage("nvlink_pod", n // node, "allreduce", n, nb))
         return WireEstimate(fabric, n, nb, (stage,))
     if fabric == "nvlink_pod":
-        g, where, name = pod, ("pod", pod // node), f"NVLink pod ({pod // node} nodes)"
+        g, where = pod, ("nvlink_pod", pod // node)
+        name = f"{_label('nvlink_pod')} ({pod // node} nodes)"
         island = "pod"
     else:
         g, where, name, island = node, (box, 0), box_name, "node"
@@ -640,7 +641,7 @@ def wire_allreduce_time(fabric: str, n_gpus: int, n_bytes: float) -> WireEstimat
                      _stage(*where, "allgather", g, nb))
     shard = nb / g
     if fabric != "nvlink_pod" and islands <= _max_ib_nodes():
-        timed = _stage("ib", islands, "allreduce", islands, shard)
+        timed = _stage("ib_cluster", islands, "allreduce", islands, shard)
         fab = f"IB cluster ({islands} nodes), one rail"
     else:
         timed = _ib_stage("allreduce", islands, shard)
