@@ -84,7 +84,8 @@ def test_pods_of_pods_composition_hand_calculation():
 
 @pytest.mark.parametrize(
     "kind,count,n_ranks",
-    [("pod", 2, 16), ("pod", 8, 64), ("ib", 4, 4), ("pcie", 0, 8), ("dgx", 0, 5)],
+    [("nvlink_pod", 2, 16), ("nvlink_pod", 8, 64), ("ib_cluster", 4, 4), ("pcie_box", 0, 8),
+     ("dgx_h100", 0, 5)],
 )
 @pytest.mark.parametrize("collective", ["allreduce", "reduce_scatter"])
 def test_closed_form_reproduces_the_simulator(kind, count, n_ranks, collective):
@@ -169,5 +170,5 @@ def test_bad_input_messages():
 
 
 def test_topologies_are_the_builders():
-    assert comm._topology("pod", 2).n_gpus == T.nvlink_pod(2).n_gpus
-    assert comm._topology("ib", 4).n_gpus == T.ib_cluster(4).n_gpus
+    assert comm._topology("nvlink_pod", 2).n_gpus == T.nvlink_pod(2).n_gpus
+    assert comm._topology("ib_cluster", 4).n_gpus == T.ib_cluster(4).n_gpus
