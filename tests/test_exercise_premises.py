@@ -71,7 +71,7 @@ def test_colliding_flows_below_a_gpus_links():
 
 
 def test_lower_bound_is_the_ring_bound():
-    bound = ring_allreduce_bytes_per_rank(8, 2**30) / WIRE_GPU
+    bound = ring_allreduce_bytes_per_rank(4, 3 * 2**30) / WIRE_GPU
     assert _reference(nb04.lower_bound_ms) == pytest.approx(bound, rel=1e-9)
 
 
