@@ -13,15 +13,16 @@ A render goes to the worker when it can be sent there: a function defined in a m
 typed into a notebook cell renders in the kernel's thread as before.
 
 The worker starts when :mod:`nvlearn.widgets.base` is imported in a kernel (a notebook's
-setup cell), so its imports are done before the first explorer needs it. It runs at a
-lower priority (``nice`` +5: when the cores are busy, the kernel and the browser go first),
-uses matplotlib's Agg backend, exits when the kernel does, and keeps its own caches (a
-state simulated there is simulated again if the kernel itself needs its data).
+setup cell), so its imports are done before the first explorer needs it. It runs at the
+kernel's priority: a move to the state it is drawing waits for it, and a lower priority
+starved it whenever the cores were busy (notebook 00's ladder: p50 0.9 s at load 6.5 with
+``nice`` +5). It uses matplotlib's Agg backend, exits when the kernel does, and keeps its
+own caches (a state simulated there is simulated again if the kernel itself needs its
+data).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import multiprocessing
@@ -32,12 +33,10 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["NICE", "ready", "render_state", "runs_in_worker", "start", "submit"]
+__all__ = ["ready", "render_state", "runs_in_worker", "start", "submit"]
 
 #: Seconds between the worker's checks that the kernel that started it is still there.
 _PARENT_POLL_S = 1.0
-#: How much lower the worker's scheduling priority is than the kernel's.
-NICE = 5
 
 
 def runs_in_worker(render: Callable) -> bool:
@@ -89,8 +88,6 @@ def _init_worker(parent: int) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    with contextlib.suppress(OSError):
-        os.nice(NICE)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
