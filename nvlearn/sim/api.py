@@ -11,6 +11,7 @@ import numpy as np
 
 from ..collectives.budget import check_ops
 from ..schedule import ensure_validated
+from .constraints import Constraints, merge_equivalent_links
 from .engine import run
 from .models import DEFAULT_MODEL, achievable_inputs, check_model
 from .result import SimResult, Timeline
@@ -254,10 +255,11 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     f = _fabric_inputs(topology, schedule, ranks, link_factor, model, protocol)
     t_routes, cpu_routes = _time.perf_counter(), _time.process_time()
     op_bytes = np.ascontiguousarray(schedule.op_bytes, dtype=np.float64)
+    c = merge_equivalent_links(f.capacity, f.indptr, f.link, f.frac)
     out = _Engine._make(run(
-        f.capacity, op_bytes, np.ascontiguousarray(f.delay, dtype=np.float64), f.op_path,
+        c.capacity, op_bytes, np.ascontiguousarray(f.delay, dtype=np.float64), f.op_path,
         np.ascontiguousarray(schedule.op_src, dtype=np.int32),
-        np.ascontiguousarray(schedule.op_dst, dtype=np.int32), f.indptr, f.link, f.frac,
+        np.ascontiguousarray(schedule.op_dst, dtype=np.int32), c.indptr, c.link, c.frac,
         f.latency, np.ascontiguousarray(schedule.dep_indptr, dtype=np.int64),
         np.ascontiguousarray(schedule.dep_op, dtype=np.int32),
         np.ascontiguousarray(schedule.dep_kind, dtype=np.int8), int(schedule.n_participants),
@@ -266,7 +268,7 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     timings = {"routes": t_routes - t_start, "engine": _time.perf_counter() - t_routes,
                "engine_cpu": _time.process_time() - cpu_routes}
     _check_finished(out)
-    return _result(topology, schedule, f, out, op_bytes, timings, model)
+    return _result(topology, schedule, f, _per_link(out, c), op_bytes, timings, model)
 
 
 class _Fabric(NamedTuple):
@@ -328,6 +330,18 @@ def _fabric_inputs(topology, schedule, ranks, link_factor, model, protocol) -> _
                                                              indptr, link, latency, op_path,
                                                              protocol)
     return _Fabric(nodes, capacity, op_path, indptr, link, frac, latency, delay, detail)
+
+
+def _per_link(out: _Engine, c: Constraints) -> _Engine:
+    """The engine's per-constraint figures as per-link ones: a link carries its scale times
+    its class's load and is busy when its class is (:mod:`nvlearn.sim.constraints`)."""
+    n_cls = c.capacity.size
+    cls = np.where(c.link_class >= 0, c.link_class, n_cls)  # n_cls: a row of zeros
+    scale = c.link_scale[:, None]
+    rows = np.concatenate([out.bins[:n_cls], np.zeros((1, out.bins.shape[1]))])
+    bins = np.concatenate([rows[cls] * scale, out.bins[n_cls:]])
+    return out._replace(link_bytes=np.append(out.link_bytes, 0.0)[cls] * c.link_scale,
+                        busy=np.append(out.busy, 0.0)[cls], bins=bins)
 
 
 def _check_finished(out: _Engine) -> None:
