@@ -18,6 +18,9 @@ from .result import SimResult, Timeline
 
 #: Events closer than this (relative to the current time) are processed as one batch.
 BATCH_RTOL = 1e-12
+#: Largest share of the flows in progress an event's incremental re-solve may touch before
+#: the engine re-solves the connected components whole instead (:mod:`nvlearn.sim.repair`).
+REPAIR_SHARE = 0.25
 
 
 def participant_nodes(topology, schedule, ranks: Sequence[int] | None = None) -> np.ndarray:
@@ -264,6 +267,7 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
         np.ascontiguousarray(schedule.dep_op, dtype=np.int32),
         np.ascontiguousarray(schedule.dep_kind, dtype=np.int8), int(schedule.n_participants),
         int(timeline_bins), _first_width(op_bytes, f.capacity, timeline_bins), BATCH_RTOL,
+        REPAIR_SHARE,
     ))
     timings = {"routes": t_routes - t_start, "engine": _time.perf_counter() - t_routes,
                "engine_cpu": _time.process_time() - cpu_routes}

@@ -34,6 +34,7 @@ import numpy as np
 from .._jit import njit
 from . import bins, heap
 from .fairness import fill_components, solo_rates
+from .repair import certify, new_alloc, new_work, repair
 
 DEP_SENT = 1  # nvlearn.schedule.DEP_SENT; any other kind waits for the arrival
 #: Entries each link's flow list has before it moves to its spill segment.
@@ -41,14 +42,9 @@ LIST_SLOTS = 8
 
 
 @njit
-def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, lk_base, lk_n, lk_ent,
-                 lk_rate, lk_t, busy, timeline, width, op_slot, slot_op, slot_rem,
-                 slot_rate, slot_new, slot_t, path_frac, h_t, h_op, h_pos, n_heap):
-    """Close the constant-rate interval ending at ``tb`` on the links touched, install the
-    new rates and (re)schedule the flows' end times. Returns ``(n_heap, width, change)``
-    with ``change`` the change of the summed flow rates (bytes/s)."""
-    width = bins.fit(timeline, width, tb)
-    n_bins = timeline.shape[1]
+def _list_loads(n_links, comp_links, lk_base, lk_n, lk_ent, path_frac, op_slot, slot_new,
+                load):
+    """``load[lk]``: the summed ``frac * rate`` of the flows on each listed link's list."""
     for j in range(n_links):
         lk = comp_links[j]
         new = 0.0
@@ -56,6 +52,22 @@ def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, lk_base, lk_n, lk
         for p in range(off, off + lk_n[lk]):
             ent = lk_ent[p]
             new += path_frac[ent & 0xFFFFFFFF] * slot_new[op_slot[ent >> 32]]
+        load[lk] = new
+
+
+@njit
+def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, link_new, lk_rate, lk_t, busy,
+                 timeline, width, slot_op, slot_rem, slot_rate, slot_new, slot_t, h_t, h_op,
+                 h_pos, n_heap):
+    """Close the constant-rate interval ending at ``tb`` on the links touched, install the
+    new link loads ``link_new`` and flow rates, and (re)schedule the flows' end times.
+    Returns ``(n_heap, width, change)`` with ``change`` the change of the summed flow rates
+    (bytes/s)."""
+    width = bins.fit(timeline, width, tb)
+    n_bins = timeline.shape[1]
+    for j in range(n_links):
+        lk = comp_links[j]
+        new = link_new[lk]
         r = lk_rate[lk]
         if new == r:
             continue  # the link's load goes on unchanged: its books stay open
@@ -145,7 +157,7 @@ def _link_pool(n_links, op_path, path_indptr, path_link):
 @njit
 def run(link_cap, op_bytes, op_delay, op_path, op_src, op_dst, path_indptr, path_link,
         path_frac, path_latency, dep_indptr, dep_op, dep_kind, n_participants, n_bins,
-        bin_width, rtol):
+        bin_width, rtol, repair_share):
     """Run the ops to completion. See the module docstring for the model.
 
     Returns
@@ -195,6 +207,10 @@ def run(link_cap, op_bytes, op_delay, op_path, op_src, op_dst, path_indptr, path
     n_free = 0
     n_used = 0
     op_slot = np.full(n_ops, -1, np.int32)
+    alloc = new_alloc(n_lk, n_ops)
+    work = new_work(n_lk, n_ops)
+    sub = np.empty(4 * n_lk + 64, np.int64)
+    fresh = np.empty(n_ops, np.int32)
 
     send_n = np.zeros(n_participants, np.int64)
     recv_n = np.zeros(n_participants, np.int64)
@@ -232,6 +248,7 @@ def run(link_cap, op_bytes, op_delay, op_path, op_src, op_dst, path_indptr, path
             bins.add(timeline, np.int64(n_lk + 1), t_agg, t0, float(n_active), width)
             t_agg = t0
         n_dirty = np.int64(0)
+        n_fresh = 0
         n_stack = 0
         while True:
             # next event of this batch: an op to start now, or a heap entry in the horizon
@@ -263,8 +280,12 @@ def run(link_cap, op_bytes, op_delay, op_path, op_src, op_dst, path_indptr, path
                     slot_rem[sl] = op_bytes[i]
                     slot_rate[sl] = 0.0
                     slot_t[sl] = t
+                    alloc.bn[sl] = -1
+                    fresh[n_fresh] = sl
+                    n_fresh += 1
                     for e in range(e0, e1):
                         lk = path_link[e]
+                        alloc.count[lk] += 1
                         if lk_n[lk] == lk_cap[lk]:  # outgrew its slots: move to the spill
                             lk_ent[lk_spill[lk]:lk_spill[lk] + lk_n[lk]] = lk_ent[
                                 lk_base[lk]:lk_base[lk] + lk_n[lk]]
@@ -294,8 +315,12 @@ def run(link_cap, op_bytes, op_delay, op_path, op_src, op_dst, path_indptr, path
                 if n_active == 0:
                     total_rate = 0.0
                 path_bytes[path] += op_bytes[i]
+                if alloc.bn[sl] >= 0:
+                    alloc.n_bn[alloc.bn[sl]] -= 1
                 for e in range(e0, e1):
                     lk = path_link[e]
+                    alloc.count[lk] -= 1
+                    alloc.load[lk] -= path_frac[e] * slot_rate[sl]
                     if lk_dirty[lk] != stamp:
                         lk_dirty[lk] = stamp
                         dirty[n_dirty] = lk
@@ -331,14 +356,24 @@ def run(link_cap, op_bytes, op_delay, op_path, op_src, op_dst, path_indptr, path
         if n_dirty == 0:
             continue
         n_batches += 1
-        nl, ns = fill_components(dirty, n_dirty, stamp, link_cap, lk_base, lk_n, lk_ent,
-                                 lk_vis, op_slot, slot_path, sl_vis, path_indptr, path_link,
-                                 path_frac, path_solo, comp_links, comp_slots, slot_new, sl_frozen,
-                                 weight, load, unfrozen)
+        ns = -1
+        if repair_share > 0.0:
+            nl, ns, sub = repair(dirty, n_dirty, fresh, n_fresh, stamp, link_cap, lk_base,
+                                 lk_n, lk_ent, op_slot, slot_path, slot_rate, slot_new,
+                                 path_indptr, path_link, path_frac, alloc, work, sub,
+                                 comp_links, comp_slots, int(repair_share * n_active))
+        if ns < 0:
+            nl, ns = fill_components(dirty, n_dirty, stamp, link_cap, lk_base, lk_n, lk_ent,
+                                     lk_vis, op_slot, slot_path, sl_vis, path_indptr,
+                                     path_link, path_frac, path_solo, comp_links, comp_slots,
+                                     slot_new, alloc.bn, sl_frozen, weight, load, unfrozen)
+            _list_loads(nl, comp_links, lk_base, lk_n, lk_ent, path_frac, op_slot, slot_new,
+                        alloc.load)
+            certify(nl, comp_links, ns, comp_slots, slot_path, slot_new, path_indptr,
+                    path_link, path_frac, link_cap, alloc)
         n_heap, width, change = _apply_rates(
-            t0, nl, ns, comp_links, comp_slots, lk_base, lk_n, lk_ent, lk_rate, lk_t,
-            busy, timeline, width, op_slot, slot_op, slot_rem, slot_rate, slot_new, slot_t,
-            path_frac, h_t, h_op, h_pos, n_heap)
+            t0, nl, ns, comp_links, comp_slots, alloc.load, lk_rate, lk_t, busy, timeline,
+            width, slot_op, slot_rem, slot_rate, slot_new, slot_t, h_t, h_op, h_pos, n_heap)
         total_rate += change
     link_bytes = np.zeros(n_lk)
     for path in range(path_bytes.shape[0]):
