@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nvlearn.sim.engine import run
+from nvlearn.sim.engine import Fabric, Ops, run
 
-FIELDS = ("start", "sent", "end", "link_bytes", "busy", "timeline")
+FIELDS = ("start", "sent", "end", "ready", "link_bytes", "busy", "timeline")
 
 
 @st.composite
@@ -44,10 +44,12 @@ def engine(instance, repair_share):
     dep_op = np.array([j for d in deps for j in d], dtype=np.int32)
     n_ops = op_path.size
     src = np.arange(n_ops, dtype=np.int32) % 3
-    out = run(capacity, sizes, delay, op_path, src, src + 3, indptr, link, frac,
-              np.full(len(routes), 1e-3), dep_indptr, dep_op, np.zeros(dep_op.size, np.int8),
-              6, 16, 2.0**-4, 1e-12, repair_share)
-    return dict(zip(("ready", *FIELDS[:3], "pending", *FIELDS[3:]), out[:8], strict=True))
+    out = run(Fabric(capacity, indptr, link, frac, np.full(len(routes), 1e-3)),
+              Ops(sizes, delay, op_path, src, src + 3, dep_indptr, dep_op,
+                  np.zeros(dep_op.size, np.int8), 6),
+              16, 2.0**-4, 1e-12, repair_share)
+    return {name: getattr(out, name) for name in FIELDS[:4]} | {
+        "timeline": out.bins, "link_bytes": out.link_bytes, "busy": out.busy}
 
 
 @settings(max_examples=300, deadline=None)

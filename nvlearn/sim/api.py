@@ -15,7 +15,7 @@ from ..collectives.budget import check_ops
 from ..schedule import ensure_validated
 from ..topology import Topology
 from .constraints import Constraints, merge_equivalent_links
-from .engine import run
+from .engine import Fabric, Ops, Output, run
 from .models import DEFAULT_MODEL, achievable_inputs, check_model
 from .result import SimResult, Timeline
 
@@ -308,16 +308,16 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     c = f.routes.merged(f.capacity)
     t_routes, cpu_routes = _time.perf_counter(), _time.thread_time()
     op_bytes = np.ascontiguousarray(schedule.op_bytes, dtype=np.float64)
-    out = _Engine._make(run(
-        c.capacity, op_bytes, np.ascontiguousarray(f.delay, dtype=np.float64), f.op_path,
-        np.ascontiguousarray(schedule.op_src, dtype=np.int32),
-        np.ascontiguousarray(schedule.op_dst, dtype=np.int32), c.indptr, c.link, c.frac,
-        np.array(f.latency), np.ascontiguousarray(schedule.dep_indptr, dtype=np.int64),
-        np.ascontiguousarray(schedule.dep_op, dtype=np.int32),
-        np.ascontiguousarray(schedule.dep_kind, dtype=np.int8), int(schedule.n_participants),
-        int(timeline_bins), _first_width(op_bytes, f.capacity, timeline_bins), BATCH_RTOL,
-        REPAIR_SHARE,
-    ))
+    engine_ops = Ops(op_bytes, np.ascontiguousarray(f.delay, dtype=np.float64), f.op_path,
+                     np.ascontiguousarray(schedule.op_src, dtype=np.int32),
+                     np.ascontiguousarray(schedule.op_dst, dtype=np.int32),
+                     np.ascontiguousarray(schedule.dep_indptr, dtype=np.int64),
+                     np.ascontiguousarray(schedule.dep_op, dtype=np.int32),
+                     np.ascontiguousarray(schedule.dep_kind, dtype=np.int8),
+                     int(schedule.n_participants))
+    out = run(Fabric(c.capacity, c.indptr, c.link, c.frac, np.array(f.latency)), engine_ops,
+              int(timeline_bins), _first_width(op_bytes, f.capacity, timeline_bins),
+              BATCH_RTOL, REPAIR_SHARE)
     timings = {"routes": t_routes - t_start, "engine": _time.perf_counter() - t_routes,
                "engine_cpu": _time.thread_time() - cpu_routes}
     _check_finished(out)
@@ -337,24 +337,6 @@ class _Fabric(NamedTuple):
     delay: np.ndarray
     detail: object
     routes: _RouteSet
-
-
-class _Engine(NamedTuple):
-    """What :func:`nvlearn.sim.engine.run` returns, by name."""
-
-    ready: np.ndarray
-    start: np.ndarray
-    sent: np.ndarray
-    end: np.ndarray
-    pending: np.ndarray
-    link_bytes: np.ndarray
-    busy: np.ndarray
-    bins: np.ndarray
-    width: float
-    send_busy: np.ndarray
-    recv_busy: np.ndarray
-    n_events: int
-    n_batches: int
 
 
 def _check_args(model, protocol, timeline_bins) -> str:
@@ -388,7 +370,7 @@ def _fabric_inputs(topology, schedule, ranks, link_factor, model, protocol) -> _
                    routes)
 
 
-def _per_link(out: _Engine, c: Constraints) -> _Engine:
+def _per_link(out: Output, c: Constraints) -> Output:
     """The engine's per-constraint figures as per-link ones: a link carries its scale times
     its class's load and is busy when its class is (:mod:`nvlearn.sim.constraints`)."""
     n_links, n_cls = c.link_class.size, c.capacity.size
@@ -404,7 +386,7 @@ def _per_link(out: _Engine, c: Constraints) -> _Engine:
     return out._replace(link_bytes=link_bytes, busy=busy, bins=bins)
 
 
-def _check_finished(out: _Engine) -> None:
+def _check_finished(out: Output) -> None:
     never = np.flatnonzero(np.isnan(out.start))
     if never.size:
         i = int(never[0])
@@ -418,7 +400,7 @@ def _check_finished(out: _Engine) -> None:
         raise ValueError(f"{stuck.size} transfers never finished (for example op {stuck[0]})")
 
 
-def _result(topology, schedule, f: _Fabric, out: _Engine, op_bytes, timings,
+def _result(topology, schedule, f: _Fabric, out: Output, op_bytes, timings,
             model) -> SimResult:
     n_links, n_part = f.capacity.size, int(schedule.n_participants)
     timeline = Timeline(bin_width=float(out.width), link_bytes=out.bins[:n_links],
