@@ -4,19 +4,29 @@ from __future__ import annotations
 
 import math
 import time as _time
-from collections.abc import Mapping, Sequence
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from ..collectives.budget import check_ops
 from ..schedule import ensure_validated
-from .engine import run
+from ..topology import Topology
+from .constraints import Constraints, merge_equivalent_links
+from .engine import Fabric, Ops, Output, run
 from .models import DEFAULT_MODEL, achievable_inputs, check_model
 from .result import SimResult, Timeline
 
 #: Events closer than this (relative to the current time) are processed as one batch.
 BATCH_RTOL = 1e-12
+#: Largest share of the flows in progress an event's incremental re-solve may touch before
+#: the engine re-solves the connected components whole instead (:mod:`nvlearn.sim.repair`).
+REPAIR_SHARE = 0.25
+#: Route sets kept per Topology (and merged constraints per route set), least recent dropped.
+ROUTE_SETS_KEPT = 4
+_CACHE: dict[int, tuple[weakref.ref, OrderedDict]] = {}
 
 
 def participant_nodes(topology, schedule, ranks: Sequence[int] | None = None) -> np.ndarray:
@@ -113,6 +123,10 @@ def effective_capacity(topology, link_factor=None) -> np.ndarray:
 def op_routes(topology, schedule, nodes: np.ndarray):
     """Route every op: one route per distinct (src node, dst node) pair.
 
+    The routes of a :class:`~nvlearn.topology.Topology` are computed once per set of pairs
+    and reused by later calls (a Topology is frozen, and its routing policy is part of it);
+    the arrays are read-only.
+
     Returns
     -------
     op_path : ndarray of int32, shape (n_ops,)
@@ -120,6 +134,27 @@ def op_routes(topology, schedule, nodes: np.ndarray):
     indptr, link, frac, latency : ndarray
         The routes, as :meth:`Topology.routes` returns them.
     """
+    op_path, routes = _route_set(topology, schedule, nodes)
+    return (op_path, *routes.arrays)
+
+
+class _RouteSet:
+    """Read-only routes of a set of (src, dst) pairs, and their merged constraints for the
+    last few capacity vectors (:func:`nvlearn.sim.constraints.merge_equivalent_links`)."""
+
+    def __init__(self, arrays: tuple[np.ndarray, ...]):
+        for a in arrays:
+            a.flags.writeable = False
+        self.arrays = arrays
+        self._merged: OrderedDict = OrderedDict()
+
+    def merged(self, capacity: np.ndarray) -> Constraints:
+        indptr, link, frac, _ = self.arrays
+        return _lru(self._merged, capacity.tobytes(),
+                    lambda: merge_equivalent_links(capacity, indptr, link, frac))
+
+
+def _route_set(topology, schedule, nodes: np.ndarray) -> tuple[np.ndarray, _RouteSet]:
     src = nodes[schedule.op_src]
     dst = nodes[schedule.op_dst]
     n_nodes = int(topology.n_nodes)
@@ -133,14 +168,32 @@ def op_routes(topology, schedule, nodes: np.ndarray):
     else:
         pairs, op_path = np.unique(key, return_inverse=True)
         op_path = op_path.reshape(-1).astype(np.int32)
-    indptr, link, frac, latency = topology.routes(pairs // n_nodes, pairs % n_nodes)
-    return (
-        op_path,
-        np.ascontiguousarray(indptr, dtype=np.int64),
-        np.ascontiguousarray(link, dtype=np.int32),
-        np.ascontiguousarray(frac, dtype=np.float64),
-        np.ascontiguousarray(latency, dtype=np.float64),
-    )
+
+    def compute() -> _RouteSet:
+        out = topology.routes(pairs // n_nodes, pairs % n_nodes)
+        return _RouteSet(tuple(np.array(a, dtype=t) for a, t in zip(
+            out, (np.int64, np.int32, np.float64, np.float64), strict=True)))
+
+    if not isinstance(topology, Topology):
+        return op_path, compute()  # a stand-in may change: never cached
+    ident = id(topology)
+    entry = _CACHE.get(ident)
+    if entry is None or entry[0]() is not topology:
+        entry = (weakref.ref(topology, lambda _, i=ident: _CACHE.pop(i, None)), OrderedDict())
+        _CACHE[ident] = entry
+    return op_path, _lru(entry[1], pairs.tobytes(), compute)
+
+
+def _lru(table: OrderedDict, key, make: Callable):
+    """``table[key]``, made by ``make()`` if missing; keeps the ``ROUTE_SETS_KEPT`` most
+    recently used keys."""
+    if key in table:
+        table.move_to_end(key)
+        return table[key]
+    table[key] = value = make()
+    if len(table) > ROUTE_SETS_KEPT:
+        table.popitem(last=False)
+    return value
 
 
 def _check_routes(topology, capacity, indptr, link, frac, latency, src, dst) -> None:
@@ -252,21 +305,23 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     ensure_validated(schedule)
     t_start = _time.perf_counter()
     f = _fabric_inputs(topology, schedule, ranks, link_factor, model, protocol)
-    t_routes, cpu_routes = _time.perf_counter(), _time.process_time()
+    c = f.routes.merged(f.capacity)
+    t_routes, cpu_routes = _time.perf_counter(), _time.thread_time()
     op_bytes = np.ascontiguousarray(schedule.op_bytes, dtype=np.float64)
-    out = _Engine._make(run(
-        f.capacity, op_bytes, np.ascontiguousarray(f.delay, dtype=np.float64), f.op_path,
-        np.ascontiguousarray(schedule.op_src, dtype=np.int32),
-        np.ascontiguousarray(schedule.op_dst, dtype=np.int32), f.indptr, f.link, f.frac,
-        f.latency, np.ascontiguousarray(schedule.dep_indptr, dtype=np.int64),
-        np.ascontiguousarray(schedule.dep_op, dtype=np.int32),
-        np.ascontiguousarray(schedule.dep_kind, dtype=np.int8), int(schedule.n_participants),
-        int(timeline_bins), _first_width(op_bytes, f.capacity, timeline_bins), BATCH_RTOL,
-    ))
+    engine_ops = Ops(op_bytes, np.ascontiguousarray(f.delay, dtype=np.float64), f.op_path,
+                     np.ascontiguousarray(schedule.op_src, dtype=np.int32),
+                     np.ascontiguousarray(schedule.op_dst, dtype=np.int32),
+                     np.ascontiguousarray(schedule.dep_indptr, dtype=np.int64),
+                     np.ascontiguousarray(schedule.dep_op, dtype=np.int32),
+                     np.ascontiguousarray(schedule.dep_kind, dtype=np.int8),
+                     int(schedule.n_participants))
+    out = run(Fabric(c.capacity, c.indptr, c.link, c.frac, np.array(f.latency)), engine_ops,
+              int(timeline_bins), _first_width(op_bytes, f.capacity, timeline_bins),
+              BATCH_RTOL, REPAIR_SHARE)
     timings = {"routes": t_routes - t_start, "engine": _time.perf_counter() - t_routes,
-               "engine_cpu": _time.process_time() - cpu_routes}
+               "engine_cpu": _time.thread_time() - cpu_routes}
     _check_finished(out)
-    return _result(topology, schedule, f, out, op_bytes, timings, model)
+    return _result(topology, schedule, f, _per_link(out, c), op_bytes, timings, model)
 
 
 class _Fabric(NamedTuple):
@@ -281,24 +336,7 @@ class _Fabric(NamedTuple):
     latency: np.ndarray
     delay: np.ndarray
     detail: object
-
-
-class _Engine(NamedTuple):
-    """What :func:`nvlearn.sim.engine.run` returns, by name."""
-
-    ready: np.ndarray
-    start: np.ndarray
-    sent: np.ndarray
-    end: np.ndarray
-    pending: np.ndarray
-    link_bytes: np.ndarray
-    busy: np.ndarray
-    bins: np.ndarray
-    width: float
-    send_busy: np.ndarray
-    recv_busy: np.ndarray
-    n_events: int
-    n_batches: int
+    routes: _RouteSet
 
 
 def _check_args(model, protocol, timeline_bins) -> str:
@@ -317,7 +355,8 @@ def _fabric_inputs(topology, schedule, ranks, link_factor, model, protocol) -> _
     """Participants' nodes, checked routes, and the model's rates, latencies and delays."""
     nodes = participant_nodes(topology, schedule, ranks)
     capacity = effective_capacity(topology, link_factor)
-    op_path, indptr, link, frac, latency = op_routes(topology, schedule, nodes)
+    op_path, routes = _route_set(topology, schedule, nodes)
+    indptr, link, frac, latency = routes.arrays
     first = np.zeros(indptr.size - 1, dtype=np.int64)
     first[op_path[::-1]] = np.arange(op_path.size - 1, -1, -1)
     _check_routes(topology, capacity, indptr, link, frac, latency,
@@ -327,10 +366,27 @@ def _fabric_inputs(topology, schedule, ranks, link_factor, model, protocol) -> _
         capacity, latency, delay, detail = achievable_inputs(topology, schedule, capacity,
                                                              indptr, link, latency, op_path,
                                                              protocol)
-    return _Fabric(nodes, capacity, op_path, indptr, link, frac, latency, delay, detail)
+    return _Fabric(nodes, capacity, op_path, indptr, link, frac, latency, delay, detail,
+                   routes)
 
 
-def _check_finished(out: _Engine) -> None:
+def _per_link(out: Output, c: Constraints) -> Output:
+    """The engine's per-constraint figures as per-link ones: a link carries its scale times
+    its class's load and is busy when its class is (:mod:`nvlearn.sim.constraints`)."""
+    n_links, n_cls = c.link_class.size, c.capacity.size
+    used = np.flatnonzero(c.link_class >= 0)
+    cls = c.link_class[used]
+    bins = np.zeros((n_links + 2, out.bins.shape[1]))  # rows of unused links stay untouched
+    bins[used] = out.bins[cls] * c.link_scale[used, None]
+    bins[n_links:] = out.bins[n_cls:]
+    link_bytes = np.zeros(n_links)
+    link_bytes[used] = out.link_bytes[cls] * c.link_scale[used]
+    busy = np.zeros(n_links)
+    busy[used] = out.busy[cls]
+    return out._replace(link_bytes=link_bytes, busy=busy, bins=bins)
+
+
+def _check_finished(out: Output) -> None:
     never = np.flatnonzero(np.isnan(out.start))
     if never.size:
         i = int(never[0])
@@ -344,7 +400,7 @@ def _check_finished(out: _Engine) -> None:
         raise ValueError(f"{stuck.size} transfers never finished (for example op {stuck[0]})")
 
 
-def _result(topology, schedule, f: _Fabric, out: _Engine, op_bytes, timings,
+def _result(topology, schedule, f: _Fabric, out: Output, op_bytes, timings,
             model) -> SimResult:
     n_links, n_part = f.capacity.size, int(schedule.n_participants)
     timeline = Timeline(bin_width=float(out.width), link_bytes=out.bins[:n_links],

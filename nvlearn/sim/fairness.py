@@ -47,7 +47,8 @@ def solo_rates(capacity, path_indptr, path_link, path_frac):
 @njit
 def fill_components(seeds, n_seeds, stamp, capacity, lk_base, lk_n, lk_ent, lk_vis,
                     op_slot, slot_path, sl_vis, path_indptr, path_link, path_frac, path_solo,
-                    comp_links, comp_slots, rate_out, frozen, weight, load, unfrozen):
+                    comp_links, comp_slots, rate_out, bottleneck, frozen, weight, load,
+                    unfrozen):
     """Max-min fair rates of every flow connected to a seed link.
 
     Link ``lk``'s flows are ``lk_ent[lk_base[lk] : lk_base[lk] + lk_n[lk]]``, each
@@ -56,7 +57,8 @@ def fill_components(seeds, n_seeds, stamp, capacity, lk_base, lk_n, lk_ent, lk_v
     dropped from the list here.
     A flow alone in its component gets ``path_solo[path]`` (:func:`solo_rates`).
     Links and slots seen are marked with ``stamp`` in ``lk_vis``/``sl_vis`` and listed in
-    ``comp_links``/``comp_slots``; rates (bytes/s) go to ``rate_out[slot]``. ``frozen``,
+    ``comp_links``/``comp_slots``; rates (bytes/s) go to ``rate_out[slot]`` and the link
+    that froze each flow to ``bottleneck[slot]`` (-1 for a flow alone). ``frozen``,
     ``weight``, ``load`` and ``unfrozen`` are scratch. Returns ``(n_links, n_slots)``.
     """
     n_links = 0
@@ -99,6 +101,7 @@ def fill_components(seeds, n_seeds, stamp, capacity, lk_base, lk_n, lk_ent, lk_v
         if n_slots - s0 == 1:  # a flow alone
             sl = comp_slots[s0]
             rate_out[sl] = path_solo[slot_path[sl]]
+            bottleneck[sl] = -1
             continue
         for k in range(l0, n_links):
             lk = comp_links[k]
@@ -141,6 +144,7 @@ def fill_components(seeds, n_seeds, stamp, capacity, lk_base, lk_n, lk_ent, lk_v
                     continue
                 frozen[sl] = stamp
                 rate_out[sl] = level
+                bottleneck[sl] = best_link
                 left -= 1
                 path = slot_path[sl]
                 for e in range(path_indptr[path], path_indptr[path + 1]):
@@ -176,7 +180,8 @@ def _rates_kernel(capacity, indptr, link, frac):
                     np.zeros(n_cap, np.int64), ident, ident, np.zeros(n_flows, np.int64),
                     indptr, link, frac, solo_rates(capacity, indptr, link, frac),
                     np.empty(n_cap, np.int32),
-                    np.empty(n_flows, np.int32), rates, np.zeros(n_flows, np.int64),
+                    np.empty(n_flows, np.int32), rates, np.empty(n_flows, np.int64),
+                    np.zeros(n_flows, np.int64),
                     np.zeros(n_cap), np.zeros(n_cap), np.zeros(n_cap, np.int64))
     return rates
 
