@@ -21,13 +21,12 @@ from pathlib import Path
 
 __all__ = ["KERNEL_MODULES", "ensure_compiled", "kernels_cached", "warm"]
 
-#: Modules (relative to the package) that define numba kernels.
-KERNEL_MODULES: tuple[str, ...] = (
-    "sim/bins.py", "sim/engine.py", "sim/fairness.py", "sim/heap.py",
-    "topology/policy.py", "topology/routing.py", "moe/router.py",
-    "serdes/channel.py", "serdes/fec.py", "switching/patterns.py",
-)
 _PKG = Path(__file__).resolve().parent
+#: Modules (relative to the package) that define numba kernels: every module with an
+#: ``@njit`` line, found when this module is imported (so a new kernel module is never missed).
+KERNEL_MODULES: tuple[str, ...] = tuple(sorted(
+    p.relative_to(_PKG).as_posix() for p in _PKG.rglob("*.py")
+    if any(line.startswith("@njit") for line in p.read_text().splitlines())))
 
 
 def _cache_dirs(module: Path) -> list[Path]:
