@@ -47,7 +47,7 @@ import numpy as np
 from nvlearn.dataplane import DTYPES, round_to_bf16, run
 
 #: The all-reduce algorithms compared by default.
-ALLREDUCE_ALGORITHMS = ("ring", "tree", "double_binary_tree", "recursive_doubling",
+ALLREDUCE_ALGORITHMS = ("ring", "binary_tree", "double_binary_tree", "recursive_doubling",
                         "rabenseifner", "nvls")
 
 
@@ -130,7 +130,7 @@ def allreduce_result(inputs: np.ndarray, algorithm: str, dtype: str, chunks: int
     Examples
     --------
     >>> x = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
-    >>> allreduce_result(x, "tree", "float32")[2].tolist()
+    >>> allreduce_result(x, "binary_tree", "float32")[2].tolist()
     [9.0, 12.0]
     """
     from nvlearn.collectives import allreduce
@@ -227,7 +227,8 @@ def reduction_order_errors(n_ranks: int = 8, n_elems: int = 4096,
 
     Examples
     --------
-    >>> table = reduction_order_errors(8, 512, dtypes=("float32",), algorithms=("ring", "tree"))
+    >>> table = reduction_order_errors(8, 512, dtypes=("float32",),
+    ...                                algorithms=("ring", "binary_tree"))
     >>> table.get("ring", "float32").ranks_agree
     True
     """

@@ -94,8 +94,8 @@ def test_figures_have_labelled_axes():
                                 chunk_speedup=np.array([0.8, 1.1]))
     assert len(fig.axes) == 2
     plt.close(fig)
-    fig = P.numerics_figure({4: numerics.reduction_order_errors(4, 64,
-                                                                 algorithms=("ring", "tree"))})
+    errors = numerics.reduction_order_errors(4, 64, algorithms=("ring", "binary_tree"))
+    fig = P.numerics_figure({4: errors})
     assert "relative RMS" in fig.axes[0].get_ylabel()
     plt.close(fig)
 

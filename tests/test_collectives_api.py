@@ -76,7 +76,7 @@ def test_registry_every_algorithm_builds_validates_and_has_a_closed_form():
 
 
 def test_unknown_algorithm_lists_the_available_ones():
-    with pytest.raises(ValueError, match="available: ring, tree, double_binary_tree"):
+    with pytest.raises(ValueError, match="available: ring, binary_tree, double_binary_tree"):
         allreduce(8, 1e6, "binomial")
     with pytest.raises(ValueError, match="available: direct, ring"):
         alltoall(8, 1e6, "bruck")
@@ -92,7 +92,7 @@ def test_rank_rules():
     with pytest.raises(ValueError, match=r"power of two \(2, 4, 8, 16, \.\.\.\), not p=12"):
         reduce_scatter(12, 1e6, "recursive_halving")
     with pytest.raises(ValueError, match="not p=1"):
-        check_supported("allreduce", "tree", 1)
+        check_supported("allreduce", "binary_tree", 1)
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -101,7 +101,7 @@ def test_rank_rules():
     (dict(chunks=0), "chunks"),
     (dict(chunks=1.5), "chunks"),
 ])
-@pytest.mark.parametrize("algorithm", ["tree", "double_binary_tree", "recursive_doubling",
+@pytest.mark.parametrize("algorithm", ["binary_tree", "double_binary_tree", "recursive_doubling",
                                        "rabenseifner", "nvls"])
 def test_bad_sizes_are_rejected(algorithm, bad, match):
     args = dict(n_bytes=1e6, chunks=2) | bad
@@ -140,12 +140,12 @@ def test_topology_supplies_planes_nodes_and_gpu_names():
 
 
 def test_tree_broadcast_root_receives_nothing_and_everyone_else_everything():
-    s = broadcast(9, 9e6, "tree", chunks=3, root=5)
+    s = broadcast(9, 9e6, "binary_tree", chunks=3, root=5)
     received = s.bytes_received()
     assert received[5] == 0
     np.testing.assert_allclose(np.delete(received, 5), 9e6)
     with pytest.raises(ValueError, match="root must be a rank"):
-        broadcast(9, 1e6, "tree", root=9)
+        broadcast(9, 1e6, "binary_tree", root=9)
 
 
 def test_volumes_per_rank():
@@ -174,3 +174,14 @@ def test_one_registry_drives_names_rules_costs_and_op_counts():
         assert collectives.cost(coll, algo, 8, 1e6, 1e11, 1e-6, 2) == \
             entry.time(8, 1e6, 1e11, 1e-6, 2)
         assert estimate_ops(coll, algo, 8, 2) == entry.ops(8, 2)
+
+
+def test_tree_is_not_ambiguous():
+    """'tree' means NCCL's Tree in the tuner; the collectives call one binary tree
+    'binary_tree' and NCCL's 'nccl_tree', and say so to whoever asks for 'tree'."""
+    with pytest.raises(ValueError, match="'binary_tree'.*'nccl_tree'"):
+        allreduce(8, 1e6, "tree")
+    with pytest.raises(ValueError, match="'binary_tree'") as err:
+        broadcast(8, 1e6, "tree")
+    assert "nccl_tree" not in str(err.value)
+    assert "tree" not in ALGORITHMS["allreduce"] and "binary_tree" in ALGORITHMS["broadcast"]

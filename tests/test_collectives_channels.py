@@ -148,7 +148,7 @@ def test_hierarchical_rail_rings_already_use_every_rail():
 
 def test_channels_misuse():
     with pytest.raises(ValueError, match="channels applies only"):
-        allreduce(8, 1e6, "tree", channels=2)
+        allreduce(8, 1e6, "binary_tree", channels=2)
     with pytest.raises(ValueError, match="channels"):
         allreduce(8, 1e6, "ring", channels=0)
     with pytest.raises(ValueError, match="channels applies only"):

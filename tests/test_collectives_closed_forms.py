@@ -57,10 +57,10 @@ def _simulated(collective, algorithm, p, n, chunks, **kw):
 
 CASES = [
     pytest.param(coll, algo, p, chunks, id=f"{coll}-{algo}-p{p}-c{chunks}")
-    for coll, algo in [("allreduce", "tree"), ("allreduce", "double_binary_tree"),
+    for coll, algo in [("allreduce", "binary_tree"), ("allreduce", "double_binary_tree"),
                        ("allreduce", "recursive_doubling"), ("allreduce", "rabenseifner"),
                        ("allreduce", "nvls"), ("reduce_scatter", "recursive_halving"),
-                       ("allgather", "recursive_doubling"), ("broadcast", "tree"),
+                       ("allgather", "recursive_doubling"), ("broadcast", "binary_tree"),
                        ("alltoall", "ring")]
     for p in (2, 3, 5, 6, 8, 11, 16)
     for chunks in (1, 4)
@@ -195,13 +195,13 @@ def test_row_pipeline_with_constant_rows_is_the_ring_and_hierarchical_sums_rings
 
 
 def test_cost_rejects_what_it_cannot_price():
-    with pytest.raises(ValueError, match="available: ring, tree"):
+    with pytest.raises(ValueError, match="available: ring, binary_tree"):
         cost("allreduce", "butterfly", 8, 1e6, B, ALPHA)
     with pytest.raises(ValueError, match="power of two"):
         cost("reduce_scatter", "recursive_halving", 6, 1e6, B, ALPHA)
     with pytest.raises(ValueError, match="unexpected options"):
         cost("allreduce", "ring", 8, 1e6, B, ALPHA, ranks_per_node=4)
     with pytest.raises(ValueError, match="bw_per_dir"):
-        cost("allreduce", "tree", 8, 1e6, 0.0, ALPHA)
+        cost("allreduce", "binary_tree", 8, 1e6, 0.0, ALPHA)
     with pytest.raises(ValueError, match="alpha"):
         cost("allreduce", "nvls", 8, 1e6, B, -1.0)

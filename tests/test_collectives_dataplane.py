@@ -31,7 +31,7 @@ def _hier_q(p):
 
 BUILDERS = {
     "allreduce/ring": lambda p: allreduce(p, 1e6, "ring", chunks=2),
-    "allreduce/tree": lambda p: allreduce(p, 1e6, "tree", chunks=3),
+    "allreduce/binary_tree": lambda p: allreduce(p, 1e6, "binary_tree", chunks=3),
     "allreduce/double_binary_tree": lambda p: allreduce(p, 1e6, "double_binary_tree", chunks=2),
     "allreduce/recursive_doubling": lambda p: allreduce(p, 1e6, "recursive_doubling", chunks=2),
     "allreduce/rabenseifner": lambda p: allreduce(p, 1e6, "rabenseifner", chunks=2),
@@ -47,7 +47,7 @@ BUILDERS = {
     "allgather/ring": lambda p: allgather(p, 1e6, "ring", chunks=2),
     "allgather/recursive_doubling": lambda p: allgather(p, 1e6, "recursive_doubling", chunks=2),
     "broadcast/ring": lambda p: broadcast(p, 1e6, "ring", chunks=3, root=p // 2),
-    "broadcast/tree": lambda p: broadcast(p, 1e6, "tree", chunks=3, root=p // 2),
+    "broadcast/binary_tree": lambda p: broadcast(p, 1e6, "binary_tree", chunks=3, root=p // 2),
     "alltoall/direct": lambda p: alltoall(p, 1e6, "direct"),
     "alltoall/ring": lambda p: alltoall(p, 1e6, "ring"),
 }

@@ -73,5 +73,5 @@ def test_bad_input():
     with pytest.raises(ValueError, match="shape"):
         allreduce_result(np.ones(5), "ring", "float32")
     with pytest.raises(ValueError, match="no row"):
-        reduction_order_errors(4, 64, dtypes=("float32",), algorithms=("ring",)).get("tree",
-                                                                                     "float32")
+        reduction_order_errors(4, 64, dtypes=("float32",), algorithms=("ring",)).get(
+            "binary_tree", "float32")

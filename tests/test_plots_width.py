@@ -33,7 +33,7 @@ def _figures():
     yield "link traffic", lambda: allreduce.link_traffic_figure(
         {"ring": (np.ones(8) * 1.75, np.ones(8) * 1.75)}, 1.0, {"2(p-1)/p": 1.75})
     yield "numerics", lambda: allreduce.numerics_figure(
-        {4: reduction_order_errors(4, 64, algorithms=("ring", "tree"))})
+        {4: reduction_order_errors(4, 64, algorithms=("ring", "binary_tree"))})
 
 
 @pytest.mark.parametrize(("name", "make"), list(_figures()), ids=[n for n, _ in _figures()])

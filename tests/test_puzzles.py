@@ -157,7 +157,7 @@ def test_library_schedule_is_right_and_timed_like_the_baseline():
 def test_execute_matches_the_dataplane():
     rng = np.random.default_rng(3)
     for s in (collectives.allreduce(6, 1e6, "double_binary_tree", chunks=3),
-              collectives.alltoall(4, 1e6), collectives.broadcast(5, 1e6, "tree", root=2)):
+              collectives.alltoall(4, 1e6), collectives.broadcast(5, 1e6, "binary_tree", root=2)):
         data = rng.integers(-1000, 1000, size=(s.n_ranks, 48)).astype(float)
         got = execute(s, data, np.arange(s.n_ops))
         ref = run(s, data)

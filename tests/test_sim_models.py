@@ -138,7 +138,7 @@ FABRICS = {
     "ib": lambda: ib_cluster(2),
     "pod": lambda: nvlink_pod(2),
 }
-CASES = [("allreduce", a) for a in ("ring", "tree", "double_binary_tree", "nccl_tree",
+CASES = [("allreduce", a) for a in ("ring", "binary_tree", "double_binary_tree", "nccl_tree",
                                     "recursive_doubling", "rabenseifner", "nvls",
                                     "hierarchical")] + [
     ("allgather", "ring"), ("reduce_scatter", "ring"), ("allgather", "nvls"),

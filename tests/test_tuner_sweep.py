@@ -43,7 +43,7 @@ def test_availability(dgx, pod):
     assert d.available("nvls") and not d.available("hierarchical")
     assert not p.available("nvls") and p.available("hierarchical_nvls")
     assert tuner.closed_form_sweep(p, [2**20]).algorithms == (
-        "ring", "tree", "double_binary_tree", "nccl_tree", "recursive_doubling",
+        "ring", "binary_tree", "double_binary_tree", "nccl_tree", "recursive_doubling",
         "rabenseifner", "hierarchical", "hierarchical_nvls")
 
 

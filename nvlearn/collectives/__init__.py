@@ -186,6 +186,13 @@ __all__ = [
 def _check_algorithm(collective: str, algorithm: str) -> None:
     if collective not in ALGORITHMS:
         raise ValueError(f"unknown collective {collective!r}; expected one of {tuple(ALGORITHMS)}")
+    if algorithm == "tree":
+        nccl = ("; NCCL's Tree (chains inside nodes, double binary trees across) is 'nccl_tree'"
+                if "nccl_tree" in ALGORITHMS[collective] else "")
+        raise ValueError(
+            "'tree' is NCCL's name (nvlearn.tuner speaks NCCL's names); here one pipelined "
+            f"binary tree is 'binary_tree'{nccl}. Available: "
+            f"{', '.join(ALGORITHMS[collective])}")
     if algorithm not in ALGORITHMS[collective]:
         raise ValueError(
             f"unknown {collective} algorithm {algorithm!r}; available: "
@@ -318,7 +325,7 @@ def allreduce(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
     n_bytes : float
         Per-rank buffer in bytes.
     algorithm : str
-        One of ``ALGORITHMS["allreduce"]``: "ring", "tree", "double_binary_tree",
+        One of ``ALGORITHMS["allreduce"]``: "ring", "binary_tree", "double_binary_tree",
         "nccl_tree" (NCCL's Tree: chains inside nodes, a double binary tree across them),
         "recursive_doubling", "rabenseifner", "nvls", "hierarchical".
     chunks : int
@@ -440,7 +447,8 @@ def broadcast(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
               root: int = 0) -> Schedule:
     """Broadcast ``n_bytes`` from ``root`` to every rank.
 
-    Algorithms: "ring" (a pipelined chain along the ring), "tree" (pipelined binary tree).
+    Algorithms: "ring" (a pipelined chain along the ring), "binary_tree" (a pipelined
+    binary tree).
 
     Parameters
     ----------
@@ -448,8 +456,9 @@ def broadcast(topology_or_ranks, n_bytes: float, algorithm: str = "ring", chunks
         Number of ranks p >= 2, or a Topology (one rank per GPU).
     n_bytes : float
         Buffer broadcast, bytes; > 0.
-    algorithm : {"ring", "tree"}
-        "ring": a chain ``root -> root+1 -> ...``; "tree": a binary tree rooted at ``root``.
+    algorithm : {"ring", "binary_tree"}
+        "ring": a chain ``root -> root+1 -> ...``; "binary_tree": a binary tree rooted at
+        ``root``.
     chunks : int
         Pieces the buffer is pipelined in; >= 1.
     root : int

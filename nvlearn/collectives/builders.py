@@ -47,8 +47,8 @@ __all__ = [
     "BuildRequest", "allgather_nvls", "allgather_recursive_doubling", "allgather_ring",
     "allreduce_double_binary_tree", "allreduce_hierarchical", "allreduce_nccl_tree",
     "allreduce_nvls", "allreduce_rabenseifner", "allreduce_recursive_doubling",
-    "allreduce_ring", "allreduce_tree", "alltoall_direct", "alltoall_ring", "broadcast_ring",
-    "broadcast_tree", "reduce_scatter_nvls", "reduce_scatter_recursive_halving",
+    "allreduce_ring", "allreduce_binary_tree", "alltoall_direct", "alltoall_ring", "broadcast_ring",
+    "broadcast_binary_tree", "reduce_scatter_nvls", "reduce_scatter_recursive_halving",
     "reduce_scatter_ring",
 ]
 
@@ -97,7 +97,7 @@ def allreduce_ring(r: BuildRequest) -> Schedule:
     return channel_ring("allreduce", r.target, r.n_bytes, r.chunks, r.channels)
 
 
-def allreduce_tree(r: BuildRequest) -> Schedule:
+def allreduce_binary_tree(r: BuildRequest) -> Schedule:
     """Binary-tree all-reduce (:func:`~nvlearn.collectives.tree.tree_allreduce`)."""
     return tree_allreduce(r.p, r.n_bytes, r.chunks)
 
@@ -183,7 +183,7 @@ def broadcast_ring(r: BuildRequest) -> Schedule:
     return chain_broadcast(r.p, r.n_bytes, chunks=r.chunks, root=r.options.get("root", 0))
 
 
-def broadcast_tree(r: BuildRequest) -> Schedule:
+def broadcast_binary_tree(r: BuildRequest) -> Schedule:
     """Pipelined binary-tree broadcast from ``options["root"]`` (default 0)."""
     return tree_broadcast(r.p, r.n_bytes, chunks=r.chunks, root=r.options.get("root", 0))
 

@@ -100,7 +100,7 @@ _NVLS = "NVIDIA H100 white paper (NVLink SHARP); NCCL 2.30 src/device/all_reduce
 REGISTRY: dict[tuple[str, str], Algorithm] = {(a.collective, a.name): a for a in (
     Algorithm("allreduce", "ring", builders.allreduce_ring,
               _ring("allreduce"), _ring_ops(2), _ANY, _PATARASUK),
-    Algorithm("allreduce", "tree", builders.allreduce_tree,
+    Algorithm("allreduce", "binary_tree", builders.allreduce_binary_tree,
               tree_allreduce_time,
               lambda p, c, **_: 2 * (p - 1) * c, _ANY, "pipelined binary tree; " + _THAKUR),
     Algorithm("allreduce", "double_binary_tree", builders.allreduce_double_binary_tree,
@@ -145,7 +145,7 @@ REGISTRY: dict[tuple[str, str], Algorithm] = {(a.collective, a.name): a for a in
     Algorithm("broadcast", "ring", builders.broadcast_ring,
               chain_broadcast_time, lambda p, c, **_: (p - 1) * c, _ANY,
               "pipelined chain; " + _THAKUR),
-    Algorithm("broadcast", "tree", builders.broadcast_tree,
+    Algorithm("broadcast", "binary_tree", builders.broadcast_binary_tree,
               tree_broadcast_time, lambda p, c, **_: (p - 1) * c, _ANY,
               "pipelined binary tree; " + _THAKUR),
     Algorithm("alltoall", "direct", builders.alltoall_direct,

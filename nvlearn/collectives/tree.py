@@ -239,7 +239,7 @@ def tree_allreduce(n_ranks: int, n_bytes: float, chunks: int = 1) -> Schedule:
     c = int(chunks)
     ops = OpTable()
     _add_tree_allreduce(ops, [binary_tree(p)], [np.arange(c)])
-    return ops.schedule("allreduce", "tree", p, n_bytes, np.linspace(0.0, 1.0, c + 1),
+    return ops.schedule("allreduce", "binary_tree", p, n_bytes, np.linspace(0.0, 1.0, c + 1),
                         np.full(c, -1), np.full(c, -1), meta={"chunks": c})
 
 
@@ -281,7 +281,7 @@ def tree_broadcast(n_ranks: int, n_bytes: float, chunks: int = 1, root: int = 0)
     parent[relabel] = np.where(t >= 0, relabel[np.maximum(t, 0)], -1)
     ops = OpTable()
     _add_broadcast(ops, parent, np.arange(c))
-    return ops.schedule("broadcast", "tree", p, n_bytes, np.linspace(0.0, 1.0, c + 1),
+    return ops.schedule("broadcast", "binary_tree", p, n_bytes, np.linspace(0.0, 1.0, c + 1),
                         np.full(c, int(root)), np.full(c, -1),
                         meta={"chunks": c, "root": int(root)})
 

@@ -19,7 +19,7 @@ from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figu
 #: One colour per algorithm, the same in every figure of the notebook.
 ALGO_COLOURS: dict[str, str] = {
     "ring": SERIES[0],
-    "tree": SERIES[7],
+    "binary_tree": SERIES[7],
     "double_binary_tree": SERIES[2],
     "nccl_tree": "#b15928",
     "recursive_doubling": SERIES[5],
@@ -32,7 +32,7 @@ ALGO_COLOURS: dict[str, str] = {
 #: Readable names of the algorithms.
 ALGO_LABELS: dict[str, str] = {
     "ring": "ring",
-    "tree": "binary tree",
+    "binary_tree": "binary tree",
     "double_binary_tree": "double binary tree",
     "nccl_tree": "NCCL's tree",
     "recursive_doubling": "recursive doubling",
@@ -451,7 +451,7 @@ def numerics_figure(tables: Mapping[int, object], dtypes: Sequence[str] = ("floa
     Examples
     --------
     >>> from nvlearn.numerics import reduction_order_errors
-    >>> t = reduction_order_errors(4, 64, algorithms=("ring", "tree"))
+    >>> t = reduction_order_errors(4, 64, algorithms=("ring", "binary_tree"))
     >>> len(numerics_figure({4: t}).axes)
     2
     """

@@ -254,7 +254,7 @@ def _several(*parts: Callable) -> Callable:
 
 
 def _bcast(algorithm: str, chunks=(1, 4)) -> Callable:
-    return lambda inst: {f"{algorithm} broadcast x{c}": collectives.broadcast(
+    return lambda inst: {f"{algorithm.replace('_', ' ')} broadcast x{c}": collectives.broadcast(
         inst.n_ranks, inst.n_bytes, algorithm, chunks=c, root=inst.root) for c in chunks}
 
 
@@ -302,7 +302,7 @@ PUZZLES: tuple[Puzzle, ...] = (
                    "takes only log2(p)."),
         collective="broadcast", fabric=lambda n: dgx_h100(), rank_choices=(8, 4),
         size_choices=(8 * KiB, 64 * KiB),
-        baselines=_several(_bcast("ring"), _bcast("tree")),
+        baselines=_several(_bcast("ring"), _bcast("binary_tree")),
         factor=1.0, root=3,
         hints=("Binomial tree: in step k every rank that already has the data sends it to the "
                "rank 2**k further on (counting from the root, mod p).",)),

@@ -85,7 +85,7 @@ _PATH_TYPE_OF_KIND = {LINK_NVLINK: 0, LINK_NVLINK_NETWORK: 0, LINK_PCIE: 1, LINK
 
 #: The NCCL algorithm whose constants time each schedule algorithm (module docstring).
 NCCL_ROW: dict[str, str] = {
-    "ring": "ring", "tree": "tree", "double_binary_tree": "tree", "nccl_tree": "tree",
+    "ring": "ring", "binary_tree": "tree", "double_binary_tree": "tree", "nccl_tree": "tree",
     "nvls": "nvls", "recursive_doubling": "ring", "rabenseifner": "ring",
     "recursive_halving": "ring", "direct": "ring", "hierarchical": "ring",
 }
