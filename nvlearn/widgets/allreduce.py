@@ -35,6 +35,7 @@ from nvlearn.sim.models import MODELS
 from nvlearn.topology import FABRICS as REGISTRY
 from nvlearn.topology import fabric as build_fabric
 from nvlearn.units import format_rate
+from nvlearn.widgets import worker
 from nvlearn.widgets.base import Controls, _in_kernel, control_row
 
 __all__ = ["CHUNKS", "FABRICS", "GPU_COUNTS", "AllreduceExplorer", "render_state", "warm_caches"]
@@ -67,10 +68,20 @@ def _params(fabric: str, gpus: int) -> tuner.LinkParams:
     return tuner.link_params(_topology(fabric, gpus), gpus)
 
 
-@functools.lru_cache(maxsize=256)
-def _sweep(fabric: str, gpus: int, chunks: int | None, model: str) -> tuner.Sweep:
+def _closed_forms(fabric: str, gpus: int, chunks: int | None, model: str) -> tuner.Sweep:
     return tuner.closed_form_sweep(_params(fabric, gpus), tuner.SIZES, chunks=chunks,
                                    model=model)
+
+
+#: Sweeps built so far, by (fabric, GPUs, chunks, model): at most every option's, ~200.
+_SWEEPS: dict[tuple, tuner.Sweep] = {}
+
+
+def _sweep(fabric: str, gpus: int, chunks: int | None, model: str) -> tuner.Sweep:
+    key = (fabric, gpus, chunks, model)
+    if key not in _SWEEPS:
+        _SWEEPS[key] = _closed_forms(*key)
+    return _SWEEPS[key]
 
 
 @functools.lru_cache(maxsize=64)
@@ -272,10 +283,11 @@ class AllreduceExplorer(Controls):
             self._warm_depths()
 
     def _warm_depths(self) -> None:
-        """Build, in a background thread, the sweeps the "chunks" and "model" controls can
-        reach from here (this fabric and GPU count: every depth, both models), so the
-        first visit of a depth reads a cache. Pure Python, so the thread gives the kernel
-        the interpreter every few ms."""
+        """Build the sweeps the "chunks" and "model" controls can reach from here (this
+        fabric and GPU count: every depth, both models) in the worker process
+        (:mod:`nvlearn.widgets.worker`), so the first visit of a depth reads a cache and
+        the kernel's interpreter stays free meanwhile (a thread here would take turns with
+        every update)."""
         if self._warmer is None:
             self._warmer = threading.Thread(target=self._warm_loop, daemon=True,
                                             name="nvlearn-allreduce-warm")
@@ -290,11 +302,20 @@ class AllreduceExplorer(Controls):
         return [(v["fabric"], v["gpus"], c, m) for m in models for c in CHUNKS[1:]]
 
     def _warm_loop(self) -> None:
+        in_process = True
         while True:
             jobs = self._jobs.get()
             for job in jobs:
                 if not self._jobs.empty():
                     break  # the learner moved on: warm around the new state instead
+                if job in _SWEEPS:
+                    continue
+                if in_process:
+                    try:
+                        _SWEEPS[job] = worker.call(_closed_forms, *job).result()
+                        continue
+                    except (OSError, RuntimeError):  # no worker: build them here
+                        in_process = False
                 _sweep(*job)
 
     def figure(self):

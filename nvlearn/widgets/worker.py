@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["ready", "render_state", "runs_in_worker", "start", "submit"]
+__all__ = ["call", "ready", "render_state", "runs_in_worker", "start", "submit"]
 
 #: Seconds between the worker's checks that the kernel that started it is still there.
 _PARENT_POLL_S = 1.0
@@ -117,15 +117,22 @@ def _pool() -> ProcessPoolExecutor:
                                initializer=_init_worker, initargs=(os.getpid(),))
 
 
+def call(func: Callable, *args) -> Future:
+    """Run ``func(*args)`` in the worker process (started on first use); its Future.
+
+    ``func`` must be a module's function and ``args`` and the result must pickle.
+    """
+    future = _pool().submit(func, *args)
+    future.add_done_callback(lambda f: f.exception() is None and _done.set())
+    return future
+
+
 def start() -> None:
     """Start the worker and its imports now (they take a few seconds), so that it is ready
     when the first explorer hands it a state."""
-    _pool().submit(_warm_up).add_done_callback(lambda f: f.exception() is None and _done.set())
+    call(_warm_up)
 
 
 def submit(render: Callable, values: Mapping) -> Future:
-    """Render one state in the worker process (started on first use); a Future of
-    :func:`render_state`'s result."""
-    future = _pool().submit(render_state, render, dict(values))
-    future.add_done_callback(lambda f: f.exception() is None and _done.set())
-    return future
+    """Render one state in the worker process; a Future of :func:`render_state`'s result."""
+    return call(render_state, render, dict(values))
