@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -26,9 +28,15 @@ def _tool(name: str):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site():
+    # Its own directory: another pytest session prunes old numbered basetemps.
+    tmp = Path(tempfile.mkdtemp(prefix="nvlearn-site-"))
+    yield _build(tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _build(tmp: Path) -> Path:
     course, site = _tool("course"), _tool("site")
-    tmp = tmp_path_factory.mktemp("site")
     solutions = tmp / "solutions"
     solutions.mkdir()
     import nbformat
