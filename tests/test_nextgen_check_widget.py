@@ -39,10 +39,49 @@ def test_576_domain_check_against_hand_count():
     assert not nb08.domain_576_chips(18 * 16)
 
 
-def test_taper_check_says_alltoall():
-    assert nb08.taper_sensitive_collective("alltoall")
-    assert not nb08.taper_sensitive_collective("allreduce")
-    assert not nb08.taper_sensitive_collective("broadcast")
+def test_two_rack_check_against_hand_count():
+    # 144 GPUs on 72-port chips, non-blocking: 36 down / 36 up per leaf, 4 leaves per plane,
+    # 4 x 36 / 72 = 2 spines per plane (bundles of 18), 18 planes
+    d = plan_domain(144, 72, 18, 1.0, 5)
+    assert (d.leaves_per_plane, d.spines_per_plane, d.bundle) == (4, 2, 18)
+    assert nb08.two_rack_chips(18 * (4 + 2))
+    assert not nb08.two_rack_chips(2 * 18)                 # two NVL72s' chips: no spine tier
+    assert "ports" in nb08.two_rack_chips(2 * 18).message
+
+
+def test_blank_answers_run_no_simulation(monkeypatch):
+    import nvlearn.nextgen.compare as compare
+    import nvlearn.widgets.nextgen as widget
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a blank answer must not simulate")
+
+    monkeypatch.setattr(compare, "compare_row", refuse)
+    monkeypatch.setattr(widget, "_simulate", refuse)
+    for check in (nb08.pod_ring_step_us, nb08.alltoall_taper_gain):
+        assert not check(None) and "set answer" in check(None).message
+
+
+def test_ring_step_check_and_its_bound():
+    row = compare_row("nvlink_pod")
+    p = row.n_gpus
+    chunk = 2**28 / p                                      # the all-reduce's bytes per step
+    step = 2**28 * 2 * (p - 1) / p / row.sim_ring_busbw / (2 * (p - 1))
+    assert step >= chunk / specs.nvlink(4).gpu_bw_per_dir  # no faster than the wire
+    assert nb08.pod_ring_step_us(f"{step * 1e6:.3g} us")
+    assert nb08.pod_ring_step_us(step * 1e6)
+    assert not nb08.pod_ring_step_us(step * 1e6 * 2 * (p - 1))   # the whole all-reduce
+
+
+def test_alltoall_gain_check_and_its_bound():
+    from nvlearn.widgets.nextgen import _simulate
+
+    flat, tapered = (_simulate(256, 64, 18, t, 4, "alltoall")[1].busbw for t in (1.0, 2.0))
+    assert flat <= specs.nvlink(4).gpu_bw_per_dir          # wire injection bounds busbw
+    assert 1.0 < flat / tapered <= 2.0                     # at most the taper
+    assert nb08.alltoall_taper_gain(flat / tapered)
+    assert not nb08.alltoall_taper_gain(tapered / flat)
+    assert not nb08.alltoall_taper_gain(1.0)               # the ring's (no) gain
 
 
 def test_explorer_default_hides_exercise_answers_and_reports_design():
