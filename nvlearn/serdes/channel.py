@@ -340,6 +340,21 @@ def _eye_histogram(wave: np.ndarray, sps: int, s_dec: int, bins: int) -> Eye:
     )
 
 
+def _check_link_args(n_symbols, jitter_ui, ffe_taps, dfe_taps, samples_per_ui
+                     ) -> tuple[int, float, int]:
+    """:func:`simulate_link`'s counts and jitter checked: ``(n_symbols, jitter_ui, sps)``."""
+    if isinstance(n_symbols, bool) or int(n_symbols) != n_symbols or n_symbols < 16:
+        raise ValueError(f"n_symbols must be a whole number >= 16, got {n_symbols!r}")
+    jitter_ui = _check_number("jitter_ui (rms, UI)", jitter_ui, 0.0, 0.25)
+    for name, value, low in (("ffe_taps", ffe_taps, 1), ("dfe_taps", dfe_taps, 0)):
+        if isinstance(value, bool) or int(value) != value or not low <= value <= 64:
+            raise ValueError(f"{name} must be a whole number in [{low}, 64], got {value!r}")
+    sps = int(samples_per_ui)
+    if not 4 <= sps <= 128:
+        raise ValueError(f"samples_per_ui must be in [4, 128], got {samples_per_ui!r}")
+    return int(n_symbols), jitter_ui, sps
+
+
 def simulate_link(
     n_symbols: int,
     modulation: str | int = "PAM4",
@@ -395,19 +410,11 @@ def simulate_link(
     ('NRZ', 3, 2)
     """
     order = modulation_order(modulation)
-    if isinstance(n_symbols, bool) or int(n_symbols) != n_symbols or n_symbols < 16:
-        raise ValueError(f"n_symbols must be a whole number >= 16, got {n_symbols!r}")
-    n_symbols = int(n_symbols)
+    n_symbols, jitter_ui, sps = _check_link_args(n_symbols, jitter_ui, ffe_taps, dfe_taps,
+                                                 samples_per_ui)
     snr = db_to_linear(snr_db)
     sigma = 1.0 / math.sqrt(snr)
     tau = time_constant_ui(loss_db)
-    jitter_ui = _check_number("jitter_ui (rms, UI)", jitter_ui, 0.0, 0.25)
-    for name, value, low in (("ffe_taps", ffe_taps, 1), ("dfe_taps", dfe_taps, 0)):
-        if isinstance(value, bool) or int(value) != value or not low <= value <= 64:
-            raise ValueError(f"{name} must be a whole number in [{low}, 64], got {value!r}")
-    sps = int(samples_per_ui)
-    if not 4 <= sps <= 128:
-        raise ValueError(f"samples_per_ui must be in [4, 128], got {samples_per_ui!r}")
     alpha = math.exp(-1.0 / (sps * tau)) if tau > 0 else 0.0
     s_dec = _sampling_index(tau, sps)
     n_pulse = int(min(_PULSE_MAX_UI, max(8, math.ceil(tau * 40) + 2)))
