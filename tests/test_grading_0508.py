@@ -1,4 +1,4 @@
-"""Grading notebooks 08 (and, as they are converted, 07, 06, 05) with nbgrader, end to end.
+"""Grading notebooks 08 and 07 (and, as they are converted, 06, 05) with nbgrader, end to end.
 
 Modelled on ``tests/test_grading.py`` (which covers the pipeline's time limit and crash
 handling on notebook 02): each notebook's source is released into a temporary course directory
@@ -26,6 +26,9 @@ SLIPS = {
     # the 576-GPU domain counted with 8 spines per plane: the uneven bundles forgotten
     "08_next_generations": ("ex8", "answer = 18 * (16 + 8)\ncheck.nb08.domain_576_chips(answer)",
                             "ex8_tests"),
+    # the bubble bound rounded down instead of up
+    "07_parallelism_strategies": ("ex6", "answer = 119\ncheck.nb07.min_micro_batches(answer)",
+                                  "ex6_tests"),
 }
 
 

@@ -49,3 +49,26 @@ def test_design_layout():
             if nb07.design_layout(lay)]
     assert good
     bytes_by_strategy(step_comms(preset("gpt_146b"), good[0]))   # a real, whole layout
+
+
+def test_states_gb_per_gpu_from_the_16_byte_rule():
+    from nvlearn.parallelism import memory_per_gpu
+
+    lay = Layout(8, 8, 4, zero=1)
+    psi = memory_per_gpu(preset("gpt_146b"), lay).params_per_gpu
+    ref = psi * (2 + 2 + 12 / 4) / 1e9                   # ZeRO-1 shards Adam's 12 bytes
+    assert ref * 1e9 < memory_per_gpu(preset("gpt_146b"), lay).capacity
+    assert nb07.states_gb_per_gpu(f"{ref:.4g} GB")
+    assert not nb07.states_gb_per_gpu(psi * 16 / 1e9)    # ZeRO-1 forgotten
+    assert "GiB" in nb07.states_gb_per_gpu(ref * 1e9 / 2**30).message   # GiB for GB
+
+
+def test_span_speedup_and_its_bounds():
+    m = preset("gpt_39b").with_(global_batch=16)
+    pod, ib = (step_time(m, Layout(16, 1, 16), f) for f in ("nvlink_pod", "ib_cluster"))
+    assert pod.total >= pod.compute and ib.total >= ib.compute
+    ratio = ib.total / pod.total
+    assert ratio > 1.1                                   # the effect is far above the tolerance
+    assert nb07.span_speedup(ratio) and nb07.span_speedup(f"{ratio:.3g}")
+    assert not nb07.span_speedup(1 / ratio)
+    assert "set answer" in nb07.span_speedup(None).message

@@ -1,4 +1,8 @@
-"""Self-checks for notebook 07 (parallelism strategies and their traffic)."""
+"""Self-checks for notebook 07 (parallelism strategies and their traffic).
+
+Every reference is computed by the package (:mod:`nvlearn.parallelism`); hints never contain
+the answer.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +25,10 @@ from nvlearn.parallelism.steptime import check_layout
 DESIGN_MODEL, DESIGN_FABRIC, DESIGN_GPUS = "gpt_146b", "ib_cluster", 256
 DESIGN_BASELINE = Layout(tp=8, pp=8, dp=4)
 DESIGN_SPEEDUP = 0.9
+#: Exercise 4: the layout whose model states (weights, gradients, Adam) per GPU are asked.
+STATES_MODEL, STATES_LAYOUT = "gpt_146b", Layout(tp=8, pp=8, dp=4, zero=1)
+#: Exercise 7: the explorer's setting (model, global batch, layout) compared on pod and IB.
+SPAN_MODEL, SPAN_BATCH, SPAN_LAYOUT = "gpt_39b", 16, Layout(tp=16, pp=1, dp=16)
 
 
 def tp_gb_per_gpu(answer) -> CheckResult:
@@ -41,6 +49,32 @@ def zero3_ratio(answer) -> CheckResult:
     return verify(answer, dp3 / dp0, unit="1", rtol=0.01, hint=(
         "the ZeRO paper's 1.5 assumes one forward and one backward per step; count the "
         "parameter all-gathers when every micro-batch needs the whole stage's weights"))
+
+
+def states_gb_per_gpu(answer) -> CheckResult:
+    """Exercise 4: GB of model states (bf16 weights and gradients, fp32 Adam) on one GPU of
+    the first stage, GPT 145.6B on TP8 x PP8 x DP4 with ZeRO-1."""
+    mem = memory_per_gpu(preset(STATES_MODEL), STATES_LAYOUT)
+    ref = (mem.weights + mem.gradients + mem.optimizer) / 1e9
+    return verify(answer, ref, unit="GB", rtol=0.01, hint=(
+        "16 bytes per parameter unsharded: 2 weights + 2 gradients + 12 Adam (fp32 master, "
+        "momentum, variance); which of them does ZeRO-1 shard over the DP ranks?",
+        "take the parameters one GPU holds from memory_per_gpu(...).params_per_gpu: the first "
+        "stage also holds the embedding"))
+
+
+def span_speedup(answer) -> CheckResult:
+    """Exercise 7: step time on the InfiniBand cluster over step time on the NVLink pod, GPT
+    39.1B at global batch 16 on TP16 x PP1 x DP16 (NCCL model)."""
+    if answer is None:
+        return _not_yet("set answer to the InfiniBand step time / the pod's, a plain number")
+    m = preset(SPAN_MODEL).with_(global_batch=SPAN_BATCH)
+    ref = (step_time(m, SPAN_LAYOUT, "ib_cluster").total
+           / step_time(m, SPAN_LAYOUT, "nvlink_pod").total)
+    return verify(answer, ref, unit="1", rtol=0.02, hint=(
+        "read the step time in the explorer's first line on each fabric (same model, batch "
+        "and layout) and divide: InfiniBand over the pod",
+        "a ratio above 1 means the pod is faster"))
 
 
 def min_micro_batches(answer) -> CheckResult:
