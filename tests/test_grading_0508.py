@@ -1,4 +1,4 @@
-"""Grading notebooks 08 and 07 (and, as they are converted, 06, 05) with nbgrader, end to end.
+"""Grading notebooks 08, 07 and 06 (and, when converted, 05) with nbgrader, end to end.
 
 Modelled on ``tests/test_grading.py`` (which covers the pipeline's time limit and crash
 handling on notebook 02): each notebook's source is released into a temporary course directory
@@ -29,6 +29,10 @@ SLIPS = {
     # the bubble bound rounded down instead of up
     "07_parallelism_strategies": ("ex6", "answer = 119\ncheck.nb07.min_micro_batches(answer)",
                                   "ex6_tests"),
+    # the backup workers: one too few dropped
+    "06_stragglers_tail_latency": ("ex5", "answer = next(k for k in range(4096) if JITTER."
+                                   "expected_kth(4096 - k, 4096) <= 1.05 * JITTER.mean) - 1\n"
+                                   "check.nb06.backup_workers_k(answer)", "ex5_tests"),
 }
 
 

@@ -1,6 +1,8 @@
 """Self-checks for notebook 06 (stragglers, degraded links and tail latency).
 
-Every reference is computed by the package (simulator, order statistics, SGD runs).
+Every reference is computed by the package (simulator, order statistics, SGD runs); hints never
+contain the answer. A check given ``None`` (the blank release) says "not yet" without running a
+simulation or a training run, so the learners' copy runs quickly.
 """
 
 from __future__ import annotations
@@ -9,10 +11,12 @@ import functools
 
 import numpy as np
 
-from nvlearn.check.core import CheckResult, verify, verify_choice
+from nvlearn.check.core import CheckResult, _not_yet, verify, verify_choice
 
-#: Exercise 4 and 6: the jitter model they state (shift, scale in seconds).
+#: Exercises 5 and 7: the jitter model they state (shift, scale in seconds).
 SHIFT, SCALE = 1.0, 0.02
+#: Exercise 4: the explorer's slow GPU at this severity (1 ms late), NCCL's tree in one DGX.
+TREE_SEVERITY = 1.0
 
 
 @functools.lru_cache(maxsize=2)
@@ -29,6 +33,8 @@ def two_planes_slowdown(answer) -> CheckResult:
     from nvlearn.straggle import plane_links
     from nvlearn.topology import with_link_factor
 
+    if answer is None:
+        return _not_yet("set answer to the predicted slowdown, a plain number")
     box = _dgx()
     dead = with_link_factor(box, np.r_[plane_links(box, 0), plane_links(box, 3)], 0.0)
     t = [simulate(b, allreduce(b, 2**30, "ring", chunks=4), model="wire").time
@@ -39,32 +45,38 @@ def two_planes_slowdown(answer) -> CheckResult:
 
 
 def slow_link_slowdown(answer) -> CheckResult:
-    """Exercise 2: ring slowdown with gpu5 -> nvswitch1 at 80 %, static routing."""
+    """Exercise 2: ring slowdown with gpu5 -> nvswitch1 at 80 %, routing that follows the
+    capacity left (``routing="adaptive"``)."""
+    if answer is None:
+        return _not_yet("set answer to the slowdown, a plain number")
     from nvlearn.straggle import run_fault
 
-    ref = run_fault(_dgx(), "ring", 2**28, "slow_link", gpu=5, plane=1, factor=0.8).slowdown
+    ref = run_fault(_dgx(), "ring", 2**28, "slow_link", gpu=5, plane=1, factor=0.8,
+                    routing="adaptive").slowdown
+    return verify(answer, ref, unit="1", rtol=0.01, hint=(
+        "with adaptive routing GPU 5 is no longer held to plane 1's share: it loses only the "
+        "missing part of that one bundle",
+        "the bound: GPU 5's link capacity healthy / with the fault (count its NVLinks per plane)"))
+
+
+def tree_delay_share(answer) -> CheckResult:
+    """Exercise 4: the fraction of a 1 ms delay of GPU 3 that NCCL's tree all-reduce loses in
+    one DGX H100 (the explorer's slow GPU at severity 1)."""
+    if answer is None:
+        return _not_yet("set answer to (time with the fault - healthy time) / delay, a plain "
+                        "number")
+    from nvlearn.widgets.stragglers import MAX_DELAY, fabric_choices, fault_run
+
+    run = fault_run(next(iter(fabric_choices())), "slow_gpu", TREE_SEVERITY, "nccl_tree")
+    ref = (run.time - run.healthy.time) / (TREE_SEVERITY * MAX_DELAY)
     return verify(answer, ref, unit="1", rtol=0.02, hint=(
-        "with static routing gpu5's flow keeps plane 1's share of its bytes; that share now "
-        "moves at 80 % of the link's rate, and the whole flow (and the ring) waits for it"))
-
-
-def explain_slack(answer) -> CheckResult:
-    """Exercise 3 (free text): why a late GPU costs the ring its full delay and NCCL's tree in
-    one DGX only a fraction of it. Acknowledged, not graded."""
-    words = str(answer).split() if answer is not None else []
-    if len(words) < 15:
-        return CheckResult(False, "not yet — write two or three sentences (at least 15 words)")
-    return CheckResult(True, (
-        "noted. Compare with: the ring needs GPU 3 from its first step — each step waits for "
-        "the previous GPU and every chunk passes GPU 3 — so the delay lands on the critical "
-        "path in full. NCCL's tree in one box is a chain reduced from GPU 7 towards GPU 0: in "
-        "the healthy run GPU 3 receives its first piece only after the pipeline has filled "
-        "down the chain from GPU 7, so it was idle at the start anyway. Its delay only counts "
-        "beyond that slack."))
+        "read the healthy and faulty times in the explorer's text (one DGX H100, slow GPU, "
+        "severity 1, NCCL tree); the delay is severity x 1 ms",
+        "a fraction between 0 (all hidden) and 1 (all lost)"))
 
 
 def backup_workers_k(answer) -> CheckResult:
-    """Exercise 4: smallest k with E[(p-k)-th of p = 4096] <= 1.05 x the mean."""
+    """Exercise 5: smallest k with E[(p-k)-th of p = 4096] <= 1.05 x the mean."""
     from nvlearn.straggle import ShiftedExponential
 
     d, p = ShiftedExponential(SHIFT, SCALE), 4096
@@ -88,14 +100,16 @@ def _once_per_epoch() -> str:
 
 
 def local_sgd_once_per_epoch(answer) -> CheckResult:
-    """Exercise 5: is local SGD that averages once per epoch within 1 point of synchronous?"""
+    """Exercise 6: is local SGD that averages once per epoch within 1 point of synchronous?"""
+    if answer is None:
+        return _not_yet('set answer to "yes" or "no" after the run')
     return verify_choice(answer, _once_per_epoch(), choices=("yes", "no"), hint=(
         "run it: train_local_sgd(..., sync_every=10**6) averages only at the end of each "
         "epoch; compare the last test accuracy with train(...)'s"))
 
 
 def idle_gpu_hours(answer) -> CheckResult:
-    """Exercise 6: idle GPU-hours at 1,024 GPUs, jitter (1 s, 20 ms), 200,000 steps."""
+    """Exercise 7: idle GPU-hours at 1,024 GPUs, jitter (1 s, 20 ms), 200,000 steps."""
     from nvlearn.straggle import ShiftedExponential, idle_cost
 
     ref = idle_cost(ShiftedExponential(SHIFT, SCALE), 1024, 200_000).idle_gpu_hours
