@@ -34,6 +34,8 @@ NVIDIA H100 SXM/PCIe specification table ...
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 from .catalogue import Catalogue
@@ -69,7 +71,6 @@ from .records import (
     NVSwitchGen,
     PCIeGen,
     Record,
-    System,
 )
 
 __all__ = [
@@ -127,181 +128,36 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
-def keys(category: str) -> tuple[str, ...]:
-    """Entry keys of a category of the default catalogue, in file order.
+def _on_default(name: str) -> Callable[..., Any]:
+    """Catalogue method ``name`` as a function of this module, on the default catalogue
+    (``data/hardware.json``, or ``$NVLEARN_DATA_DIR``; loaded once): same docstring and
+    signature, so the accessors are never written twice."""
+    method = getattr(Catalogue, name)
 
-    Examples
-    --------
-    >>> keys("gpus")[:3]
-    ('v100', 'a100', 'h100')
-    """
-    return _default().keys(category)
+    def accessor(*args: Any, **kwargs: Any) -> Any:
+        return getattr(_default(), name)(*args, **kwargs)
 
-
-def nvlink(gen: int) -> NVLinkGen:
-    """NVLink generation ``gen`` (1..5) from the default catalogue.
-
-    Examples
-    --------
-    >>> nvlink(4).link_bw_per_dir / 1e9
-    25.0
-    """
-    return _default().nvlink(gen)
+    signature = inspect.signature(method)
+    accessor.__signature__ = signature.replace(parameters=list(signature.parameters.values())[1:])
+    accessor.__name__ = accessor.__qualname__ = name
+    accessor.__doc__ = method.__doc__
+    accessor.__annotations__ = {k: v for k, v in method.__annotations__.items() if k != "self"}
+    return accessor
 
 
-def nvswitch(gen: int) -> NVSwitchGen:
-    """NVSwitch generation ``gen`` (1..4).
-
-    Examples
-    --------
-    >>> nvswitch(3).throughput_direction
-    'per_direction'
-    """
-    return _default().nvswitch(gen)
-
-
-def system(key: str) -> System:
-    """A system record: ``"dgx_h100"``, ``"hgx_h800"``, ``"nvlink_switch_1u"``,
-    ``"nvlink_switch_system"``, ``"gb200_nvl72"``, ``"dgx_a100_superpod_hdr"``, ``"dgx_gh200"``.
-
-    Examples
-    --------
-    >>> system("dgx_h100").links_per_gpu_per_switch
-    (5, 4, 4, 5)
-    """
-    return _default().system(key)
-
-
-def pcie(gen: int) -> PCIeGen:
-    """PCIe generation ``gen`` (3..6).
-
-    Examples
-    --------
-    >>> pcie(5).transfer_rate
-    32000000000.0
-    """
-    return _default().pcie(gen)
-
-
-def infiniband(name: str) -> NetworkRate:
-    """InfiniBand speed ``"edr"``, ``"hdr"``, ``"ndr"``, ``"xdr"``.
-
-    Examples
-    --------
-    >>> infiniband("ndr").port_bw_per_dir / 1e9
-    50.0
-    """
-    return _default().infiniband(name)
-
-
-def ethernet(name: str) -> NetworkRate:
-    """Ethernet speed ``"400gbe"`` or ``"800gbe"``.
-
-    Examples
-    --------
-    >>> ethernet("800gbe").lanes
-    8
-    """
-    return _default().ethernet(name)
-
-
-def nic(name: str) -> NIC:
-    """Network adapter (``"connectx7"``).
-
-    Examples
-    --------
-    >>> nic("connectx7").pcie_generation
-    5
-    """
-    return _default().nic(name)
-
-
-def ib_switch(name: str) -> IBSwitch:
-    """InfiniBand switch ``"quantum"`` (HDR, 40 ports) or ``"quantum2"`` (NDR, 64 ports).
-
-    Examples
-    --------
-    >>> ib_switch("quantum").speed
-    'hdr'
-    """
-    return _default().ib_switch(name)
-
-
-def ib_switch_for_speed(speed: str) -> IBSwitch:
-    """The InfiniBand switch whose ports run at ``speed`` (``"hdr"``, ``"ndr"``).
-
-    Examples
-    --------
-    >>> ib_switch_for_speed("ndr").ports
-    64
-    """
-    return _default().ib_switch_for_speed(speed)
-
-
-def gpu(name: str) -> GPU:
-    """GPU ``"v100"``, ``"a100"``, ``"h100"``, ``"h200"``, ``"b200"``, ``"h800"``, ``"h20"``
-    (dense FLOP/s).
-
-    Examples
-    --------
-    >>> gpu("a100").bf16_dense_flops / 1e12
-    312.0
-    """
-    return _default().gpu(name)
-
-
-def latency(key: str) -> Latency:
-    """A latency in seconds with provenance: ``"nvlink_hop"``, ``"nvswitch_traversal"``,
-    ``"ib_switch_hop"``, ``"nic"``, ``"pcie_switch_hop"``.
-
-    Examples
-    --------
-    >>> round(latency("nic") * 1e9, 6)
-    600.0
-    """
-    return _default().latency(key)
-
-
-def fec(name: str) -> FECCode:
-    """FEC code ``"RS(544,514)"`` or ``"RS(528,514)"``.
-
-    Examples
-    --------
-    >>> fec("RS(528,514)").t
-    7
-    """
-    return _default().fec(name)
-
-
-def line_code(name: str) -> LineCode:
-    """Line code ``"64b/66b"``, ``"128b/130b"``, ``"256b/257b"``, ``"1b/1b"``.
-
-    Examples
-    --------
-    >>> line_code("64b/66b").total_bits
-    66
-    """
-    return _default().line_code(name)
-
-
-def nccl(version: str | None = None) -> NCCLModel:
-    """NCCL tuning-model constants (newest version in the file by default).
-
-    Examples
-    --------
-    >>> nccl().version
-    '2.30.7'
-    """
-    return _default().nccl(version)
-
-
-def catalogue() -> list[dict[str, Any]]:
-    """Every sourced number of the default catalogue as table rows.
-
-    Examples
-    --------
-    >>> rows = catalogue()
-    >>> {"category", "key", "field", "value", "unit", "source"} <= set(rows[0])
-    True
-    """
-    return _default().catalogue()
+keys = _on_default("keys")
+nvlink = _on_default("nvlink")
+nvswitch = _on_default("nvswitch")
+system = _on_default("system")
+pcie = _on_default("pcie")
+infiniband = _on_default("infiniband")
+ethernet = _on_default("ethernet")
+nic = _on_default("nic")
+ib_switch = _on_default("ib_switch")
+ib_switch_for_speed = _on_default("ib_switch_for_speed")
+gpu = _on_default("gpu")
+latency = _on_default("latency")
+fec = _on_default("fec")
+line_code = _on_default("line_code")
+nccl = _on_default("nccl")
+catalogue = _on_default("catalogue")
