@@ -78,7 +78,7 @@ release: $(STAMP)
 	$(BIN)/python tools/course.py release
 
 # One cell of student code may run GRADE_TIMEOUT seconds before it is interrupted.
-GRADE_TIMEOUT ?= 60
+GRADE_TIMEOUT ?= 300
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir (dir/<student>/<notebook>.ipynb)"; exit 2; }
 	@test -f build/course/gradebook.db || $(MAKE) release

@@ -251,7 +251,7 @@ def _write_reports(course: Path, rows: list[GradeRow], manual: list[ManualItem])
     (course / "manual.md").write_text("\n".join(lines), encoding="utf-8")
 
 
-def grade(submissions: Path, course: Path = COURSE, timeout: int = 60) -> list[GradeRow]:
+def grade(submissions: Path, course: Path = COURSE, timeout: int = 300) -> list[GradeRow]:
     """Grade every student's notebooks in ``submissions`` and write the score tables.
 
     Parameters
@@ -308,8 +308,8 @@ def main(argv: list[str]) -> int:
                    "worked solutions (build/course/solutions/)")
     g = sub.add_parser("grade", help="grade SUBMISSIONS/<student>/<notebook>.ipynb")
     g.add_argument("submissions", type=Path)
-    g.add_argument("--timeout", type=int, default=60,
-                   help="seconds one cell of student code may run (default 60)")
+    g.add_argument("--timeout", type=int, default=300,
+                   help="seconds one cell of student code may run (default 300)")
     args = parser.parse_args(argv)
     if args.command == "release":
         ids = release()
