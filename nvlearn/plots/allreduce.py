@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from matplotlib.lines import Line2D
@@ -512,19 +513,46 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
     True
     """
     x = np.asarray(sizes, dtype=np.float64)
-    left, right, top, bottom = 72, 230, 30, 46
+    box = _SvgBox(width, height, left=72, right=230, top=30, bottom=46)
     vals = np.concatenate([np.asarray(v, dtype=np.float64) for v in times.values()])
     vals = vals[np.isfinite(vals) & (vals > 0)]
     t_lo = 10 ** np.floor(np.log10(vals.min()))
     t_hi = 10 ** np.ceil(np.log10(vals.max()))
-    fx = _log_scale(x.min(), x.max(), left, width - right)
-    fy = _log_scale(t_lo, t_hi, height - bottom, top)
+    fx = _log_scale(x.min(), x.max(), box.left, width - box.right)
+    fy = _log_scale(t_lo, t_hi, height - box.bottom, box.top)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'font-family="sans-serif" font-size="13">',
            f'<rect width="{width}" height="{height}" fill="white"/>']
     if title:
-        out.append(f'<text x="{left}" y="18" font-size="14" font-weight="bold">'
+        out.append(f'<text x="{box.left}" y="18" font-size="14" font-weight="bold">'
                    f'{html.escape(title)}</text>')
+    out += _svg_grid(box, x, t_lo, t_hi, fx, fy)
+    out += _svg_verticals(box, fx, crossovers, marker)
+    for i, (algo, t) in enumerate(times.items()):
+        out += _svg_curve(box, i, algo, x, np.asarray(t, dtype=np.float64), fx, fy,
+                          highlight, marker)
+    out.append(f'<rect x="{box.left}" y="{box.top}" width="{width - box.right - box.left}" '
+               f'height="{height - box.bottom - box.top}" fill="none" stroke="#999"/>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+class _SvgBox(NamedTuple):
+    """The chart's size and the margins (px) around its plotting area."""
+
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+
+
+def _svg_grid(box: _SvgBox, x, t_lo: float, t_hi: float, fx, fy) -> list[str]:
+    """Grid lines and tick labels: a line per decade of time, one per 16x of size."""
+    width, height = box.width, box.height
+    left, right, top, bottom = box.left, box.right, box.top, box.bottom
+    out = []
     decade = t_lo
     while decade <= t_hi * 1.0001:
         y = fy(decade)
@@ -544,40 +572,50 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
                'text-anchor="middle">message size per GPU</text>')
     out.append(f'<text x="14" y="{(top + height - bottom) / 2:.0f}" text-anchor="middle" '
                f'transform="rotate(-90 14 {(top + height - bottom) / 2:.0f})">time</text>')
+    return out
+
+
+def _svg_verticals(box: _SvgBox, fx, crossovers, marker) -> list[str]:
+    """Dotted lines at the crossovers (labelled with the new fastest), a solid one at
+    ``marker``."""
+    top, bottom = box.top, box.height - box.bottom
+    out = []
     for k, (size, _frm, to) in enumerate(crossovers):
         xx = fx(size)
-        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{height - bottom}" '
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{bottom}" '
                    'stroke="#666" stroke-dasharray="2,3"/>')
         out.append(f'<text x="{xx + 3:.1f}" y="{top + 14 + 16 * (k % 3)}" font-size="12" '
                    'fill="#555">'
                    f'→ {html.escape(ALGO_LABELS.get(to, to).split(" (")[0])}</text>')
     if marker is not None:
         xx = fx(marker)
-        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{height - bottom}" '
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{bottom}" '
                    'stroke="black" stroke-width="1.2"/>')
-    for i, (algo, t) in enumerate(times.items()):
-        t = np.asarray(t, dtype=np.float64)
-        ok = np.isfinite(t) & (t > 0)
-        if not ok.any():
-            continue
-        colour = ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)])
-        pts = " ".join(f"{fx(a):.1f},{fy(b):.1f}" for a, b in zip(x[ok], t[ok], strict=True))
-        w = 3.2 if algo == highlight else 1.4
-        op = 1.0 if (highlight is None or algo == highlight) else 0.55
-        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" '
-                   f'stroke-width="{w}" opacity="{op}"/>')
-        if marker is not None:
-            tm = np.interp(marker, x[ok], t[ok])
-            r = 3.5 if w > 2 else 2.5
-            out.append(f'<circle cx="{fx(marker):.1f}" cy="{fy(tm):.1f}" r="{r}" '
-                       f'fill="{colour}"/>')
-        ly = top + 10 + 20 * i
-        out.append(f'<line x1="{width - right + 10}" x2="{width - right + 30}" y1="{ly}" '
-                   f'y2="{ly}" stroke="{colour}" stroke-width="{w}"/>')
-        weight = ' font-weight="bold"' if algo == highlight else ""
-        out.append(f'<text x="{width - right + 34}" y="{ly + 4}"{weight}>'
-                   f'{html.escape(ALGO_LABELS.get(algo, algo))}</text>')
-    out.append(f'<rect x="{left}" y="{top}" width="{width - right - left}" '
-               f'height="{height - bottom - top}" fill="none" stroke="#999"/>')
-    out.append("</svg>")
-    return "".join(out)
+    return out
+
+
+def _svg_curve(box: _SvgBox, i: int, algo: str, x, t, fx, fy, highlight, marker) -> list[str]:
+    """The ``i``-th algorithm's curve (finite points only), its dot at ``marker`` and its
+    legend entry; nothing if it has no finite point."""
+    ok = np.isfinite(t) & (t > 0)
+    if not ok.any():
+        return []
+    colour = ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)])
+    pts = " ".join(f"{fx(a):.1f},{fy(b):.1f}" for a, b in zip(x[ok], t[ok], strict=True))
+    w = 3.2 if algo == highlight else 1.4
+    op = 1.0 if (highlight is None or algo == highlight) else 0.55
+    out = [f'<polyline points="{pts}" fill="none" stroke="{colour}" '
+           f'stroke-width="{w}" opacity="{op}"/>']
+    if marker is not None:
+        tm = np.interp(marker, x[ok], t[ok])
+        r = 3.5 if w > 2 else 2.5
+        out.append(f'<circle cx="{fx(marker):.1f}" cy="{fy(tm):.1f}" r="{r}" '
+                   f'fill="{colour}"/>')
+    legend_x = box.width - box.right
+    ly = box.top + 10 + 20 * i
+    out.append(f'<line x1="{legend_x + 10}" x2="{legend_x + 30}" y1="{ly}" '
+               f'y2="{ly}" stroke="{colour}" stroke-width="{w}"/>')
+    weight = ' font-weight="bold"' if algo == highlight else ""
+    out.append(f'<text x="{legend_x + 34}" y="{ly + 4}"{weight}>'
+               f'{html.escape(ALGO_LABELS.get(algo, algo))}</text>')
+    return out
