@@ -141,45 +141,68 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
         ax_t, ax_b = axes[2 * j, 0], axes[2 * j + 1, 0]
         ax_b.sharex(ax_t)
         contest = among[j] if among else None
-        best = sw.best_index(contest)
-        env = sw.time[best, np.arange(sw.sizes.size)]
-        xs, ys = _dense(sw.sizes, env)
-        ax_t.plot(xs, ys, color="#bbbbbb", lw=7, alpha=0.6, solid_capstyle="round",
-                  zorder=1, label="fastest")
-        factor = 2.0 * (sw.n_ranks - 1) / sw.n_ranks          # nccl-tests' busbw factor
-        for i, algo in enumerate(sw.algorithms):
-            colour = ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)])
-            sim = sw.methods[i] == "simulated"
-            label = ALGO_LABELS.get(algo, algo)
-            xd, td = _dense(sw.sizes, sw.time[i])
-            ax_t.plot(xd, td, "-" if sim else "--", color=colour, lw=1.6, zorder=3)
-            ax_b.plot(xd, xd / td * factor / 1e9, "-" if sim else "--", color=colour, lw=1.6,
-                      zorder=3)
-            if sim and sw.sizes.size < 16:
-                ax_t.plot(sw.sizes, sw.time[i], "o", color=colour, ms=3.5, zorder=4)
-                ax_b.plot(sw.sizes, sw.busbw[i] / 1e9, "o", color=colour, ms=3.5, zorder=4)
-            seen.setdefault(label, Line2D([], [], color=colour, lw=2.5))
-            styles.add(sim)
-        for k, (x, a, b) in enumerate(sw.crossovers(contest)):
-            for ax in (ax_t, ax_b):
-                ax.axvline(x, color="#444444", ls=":", lw=1.0, zorder=2)
-            ax_t.annotate(f"{ALGO_LABELS.get(a, a)} → {ALGO_LABELS.get(b, b)}\n{size_label(x)}",
-                          xy=(x, 0.98 - 0.13 * (k % 3)), xycoords=("data", "axes fraction"),
-                          ha="left", va="top", fontsize=9, color="#333333",
-                          xytext=(3, 0), textcoords="offset points",
-                          bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
+        _sweep_curves(ax_t, ax_b, sw, contest, seen, styles)
+        _sweep_crossovers(ax_t, ax_b, sw.crossovers(contest))
         _time_axis(ax_t)
         _size_axis(ax_b, sw.sizes)
-        ax_b.set_ylabel("busbw (GB/s per GPU, per direction)")
-        refs_top = max((v / 1e9 for v in (bus_bw_ref or {}).values()), default=0.0)
-        ax_b.set_ylim(0, max(ax_b.get_ylim()[1], 1.08 * refs_top))
-        for label, value in (bus_bw_ref or {}).items():
-            ax_b.axhline(value / 1e9, color=FABRIC_COLOURS["nvlink"], lw=1.0, ls="-.")
-            ax_b.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
-                          va="bottom", fontsize=9, color="#3f7f00")
+        _busbw_axis(ax_b, bus_bw_ref or {})
         title = titles[j] if titles else f"{sw.fabric}, {sw.n_ranks} GPUs"
         ax_t.set_title(f"{title}\n{_MODEL_LABELS[sw.model]}", fontsize=10)
         _size_axis(ax_t, sw.sizes)
+    _sweep_legend(fig, seen, styles)
+    return fig
+
+
+def _sweep_curves(ax_t, ax_b, sw, contest, seen: dict, styles: set) -> None:
+    """The fastest envelope (grey, under) and each algorithm's time and busbw; records
+    each algorithm's legend handle in ``seen`` and whether it was simulated in ``styles``."""
+    best = sw.best_index(contest)
+    env = sw.time[best, np.arange(sw.sizes.size)]
+    xs, ys = _dense(sw.sizes, env)
+    ax_t.plot(xs, ys, color="#bbbbbb", lw=7, alpha=0.6, solid_capstyle="round",
+              zorder=1, label="fastest")
+    factor = 2.0 * (sw.n_ranks - 1) / sw.n_ranks          # nccl-tests' busbw factor
+    for i, algo in enumerate(sw.algorithms):
+        colour = ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)])
+        sim = sw.methods[i] == "simulated"
+        label = ALGO_LABELS.get(algo, algo)
+        xd, td = _dense(sw.sizes, sw.time[i])
+        ax_t.plot(xd, td, "-" if sim else "--", color=colour, lw=1.6, zorder=3)
+        ax_b.plot(xd, xd / td * factor / 1e9, "-" if sim else "--", color=colour, lw=1.6,
+                  zorder=3)
+        if sim and sw.sizes.size < 16:
+            ax_t.plot(sw.sizes, sw.time[i], "o", color=colour, ms=3.5, zorder=4)
+            ax_b.plot(sw.sizes, sw.busbw[i] / 1e9, "o", color=colour, ms=3.5, zorder=4)
+        seen.setdefault(label, Line2D([], [], color=colour, lw=2.5))
+        styles.add(sim)
+
+
+def _sweep_crossovers(ax_t, ax_b, crossovers) -> None:
+    """A dotted line through both panels at each change of the fastest, "a → b" on top."""
+    for k, (x, a, b) in enumerate(crossovers):
+        for ax in (ax_t, ax_b):
+            ax.axvline(x, color="#444444", ls=":", lw=1.0, zorder=2)
+        ax_t.annotate(f"{ALGO_LABELS.get(a, a)} → {ALGO_LABELS.get(b, b)}\n{size_label(x)}",
+                      xy=(x, 0.98 - 0.13 * (k % 3)), xycoords=("data", "axes fraction"),
+                      ha="left", va="top", fontsize=9, color="#333333",
+                      xytext=(3, 0), textcoords="offset points",
+                      bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
+
+
+def _busbw_axis(ax_b, bus_bw_ref: Mapping[str, float]) -> None:
+    """The busbw panel's label, its y range (room for the references) and the reference
+    lines (label -> bytes/s)."""
+    ax_b.set_ylabel("busbw (GB/s per GPU, per direction)")
+    refs_top = max((v / 1e9 for v in bus_bw_ref.values()), default=0.0)
+    ax_b.set_ylim(0, max(ax_b.get_ylim()[1], 1.08 * refs_top))
+    for label, value in bus_bw_ref.items():
+        ax_b.axhline(value / 1e9, color=FABRIC_COLOURS["nvlink"], lw=1.0, ls="-.")
+        ax_b.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
+                      va="bottom", fontsize=9, color="#3f7f00")
+
+
+def _sweep_legend(fig, seen: dict, styles: set) -> None:
+    """One legend under all panels: the envelope, the algorithms, the two line styles."""
     handles = [Line2D([], [], color="#bbbbbb", lw=7, alpha=0.6), *seen.values()]
     labels = ["fastest at that size", *seen.keys()]
     if True in styles:
@@ -192,7 +215,6 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
                bbox_to_anchor=(0.5, 0.0))
     legend_in = 0.22 * -(-len(labels) // 3) + 0.15
     fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
-    return fig
 
 
 _MODEL_STYLE = {"wire": "--", "achievable": "-"}
