@@ -17,6 +17,10 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 
+__all__ = ["ALGO_COLOURS", "ALGO_LABELS", "link_traffic_figure", "model_busbw_figure",
+           "nccl_model_figure", "numerics_figure", "nvls_speedup_figure", "size_label",
+           "sweep_figure", "sweep_line_figure", "sweep_svg", "time_label"]
+
 #: One colour per algorithm, the same in every figure of the notebook.
 ALGO_COLOURS: dict[str, str] = {
     "ring": SERIES[0],

@@ -10,6 +10,8 @@ from nvlearn.overview.ladder import Rung
 from nvlearn.plots.style import FABRIC_COLOURS, new_figure
 from nvlearn.units import format_rate
 
+__all__ = ["ladder_figure"]
+
 _FAMILY_COLOUR = {
     "pcie": FABRIC_COLOURS["pcie"],
     "nvlink": FABRIC_COLOURS["nvlink"],

@@ -19,6 +19,10 @@ from nvlearn.parallelism import (
 from nvlearn.parallelism.search import TPSpan
 from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
 
+__all__ = ["FABRIC_LINE", "MAX_PAIR_GPUS", "MEMORY_COLOURS", "PART_COLOURS", "STRATEGY_NAMES",
+           "bubble_figure", "draw_memory", "draw_pair_traffic", "draw_step_split",
+           "memory_figure", "pair_traffic_figure", "step_split_figure", "tp_span_figure"]
+
 #: Colours of the parts of a step and of each strategy's traffic.
 PART_COLOURS = {"compute": "#9ecae1", "tp": SERIES[0], "pp": SERIES[2], "ep": SERIES[3],
                 "dp": SERIES[1], "bubble": "#bdbdbd"}

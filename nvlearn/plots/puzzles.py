@@ -10,6 +10,8 @@ from matplotlib.patches import Patch
 
 from nvlearn.plots.style import NOTEBOOK_WIDTH, SERIES, new_figure
 
+__all__ = ["STATUS_COLOURS", "status_grid", "times_vs_targets"]
+
 #: Colours of the (rank, chunk) states of :data:`nvlearn.puzzles.STATUS_NAMES`.
 STATUS_COLOURS = ("#f4f4f4", "#1b9e77", "#d7301f", "#fdd49e", "#7570b3")
 

@@ -14,6 +14,8 @@ from nvlearn.serdes.channel import LinkResult
 from nvlearn.serdes.fec import FecMonteCarlo, RSCode, codeword_error_rate
 from nvlearn.serdes.pam import pam_ber, pam_levels, snr_for_ber
 
+__all__ = ["ber_curves", "chain_waterfall", "eye_diagram", "fec_curves", "generation_chart"]
+
 _DIRECTION_WORDS = {"per_direction": "per direction", "bidirectional": "both directions"}
 
 

@@ -9,6 +9,9 @@ import numpy as np
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.units import format_time
 
+__all__ = ["FABRIC_STYLE", "idle_cost_figure", "timeline_figure", "training_curves_figure",
+           "wall_figure"]
+
 #: Colour and label of each fabric name of :data:`nvlearn.sgd.FABRICS`.
 FABRIC_STYLE = {
     "pcie_box": (FABRIC_COLOURS["pcie"], "PCIe box (+ IB beyond 8 GPUs)"),

@@ -9,6 +9,10 @@ import numpy as np
 from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
 from nvlearn.plots.timeline import gantt
 
+__all__ = ["ALGO_LABELS", "FAULT_LABELS", "backup_workers_figure", "explorer_figure",
+           "fault_slowdown_figure", "gpu_link_bytes_figure", "slowest_of_p_figure",
+           "sync_sgd_figure"]
+
 #: Plot labels of the faults and algorithms of :mod:`nvlearn.straggle.faults`.
 FAULT_LABELS = {"none": "healthy", "slow_gpu": "slow GPU", "slow_link": "half-rate link",
                 "failed_plane": "failed plane", "lost_rail": "lost rail"}

@@ -11,6 +11,8 @@ import threading
 
 import matplotlib
 
+__all__ = ["FABRIC_COLOURS", "NOTEBOOK_WIDTH", "SERIES", "new_figure"]
+
 matplotlib.use(matplotlib.get_backend())  # keep whatever backend the caller chose
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402

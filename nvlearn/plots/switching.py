@@ -11,6 +11,9 @@ import numpy as np
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.units import format_bytes, format_rate, format_time
 
+__all__ = ["POLICY_STYLE", "access_time_figure", "collision_figure", "fct_cdf_figure",
+           "growth_figure", "hol_figure", "pair_rates_figure", "traffic_explorer_figure"]
+
 #: Line style per routing policy in every figure of this module.
 POLICY_STYLE = {"adaptive": "-", "static": "--"}
 

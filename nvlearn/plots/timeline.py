@@ -11,6 +11,8 @@ from matplotlib.patches import Patch
 
 from nvlearn.plots.style import SERIES, new_figure
 
+__all__ = ["MERGE_ABOVE", "gantt", "link_heatmap"]
+
 #: Above this many bars in a chart, touching bars of one colour are merged into one.
 MERGE_ABOVE = 4000
 

@@ -38,6 +38,8 @@ from ..topology import (
 from ..units import format_rate
 from .style import FABRIC_COLOURS, NOTEBOOK_WIDTH, new_figure
 
+__all__ = ["draw_topology"]
+
 _NODE_COLOUR = {
     NODE_GPU: FABRIC_COLOURS["gpu"],
     NODE_NVSWITCH: FABRIC_COLOURS["nvswitch"],

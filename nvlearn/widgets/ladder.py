@@ -9,6 +9,8 @@ from nvlearn.plots.ladder import ladder_figure
 from nvlearn.units import format_rate
 from nvlearn.widgets.base import Explorer
 
+__all__ = ["LadderExplorer", "render_ladder"]
+
 
 def render_ladder(direction: str, unit: str, compare: str):
     """Figure and a one-line ratio for the ladder in the chosen convention; the chart

@@ -13,6 +13,8 @@ from nvlearn.plots.nextgen import draw_domain
 from nvlearn.units import format_bytes, format_rate, format_time
 from nvlearn.widgets.base import Explorer
 
+__all__ = ["COLLECTIVES", "DomainExplorer", "GPU_COUNTS", "RADIXES", "TAPERS", "render_domain"]
+
 #: GPU counts offered (the simulation stays well under a second up to 256 GPUs).
 GPU_COUNTS = (16, 32, 64, 72, 96, 128, 144, 192, 256)
 RADIXES = (32, 64, 72)
