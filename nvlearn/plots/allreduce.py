@@ -122,11 +122,19 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
     Parameters
     ----------
     sweeps : sequence of :class:`~nvlearn.tuner.Sweep`
+        One pair of panels (time, busbw) per sweep, top to bottom.
     titles : sequence of str, optional
+        One panel title per sweep; default ``"<fabric>, <p> GPUs"``. The sweep's model
+        is always named on a second line.
     among : sequence (one per sweep) of algorithm lists or None, optional
         Which algorithms compete for "fastest" (shaded, crossovers marked); default all.
     bus_bw_ref : mapping of label -> bytes/s, optional
-        Horizontal reference lines in the busbw panels (e.g. the NVLink rate).
+        Horizontal reference lines in the busbw panels (e.g. the NVLink rate), bytes/s
+        per direction.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -243,6 +251,11 @@ def model_busbw_figure(sweeps: Sequence, *, refs: Mapping[str, float] | None = N
     switch : float, optional
         Bytes per GPU at which NCCL's tuner switches.
     title : str
+        Panel title; default ``"<fabric>, <p> GPUs"`` of the first sweep.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -288,6 +301,21 @@ def sweep_line_figure(sweep, *, highlight: str | None = None, marker: float | No
                       title: str = ""):
     """One panel of time vs size for a Sweep, ``highlight`` thick, ``marker`` a size line.
 
+    Parameters
+    ----------
+    sweep : :class:`~nvlearn.tuner.Sweep`
+        The algorithms' times (s) over its sizes (bytes per GPU), one line each.
+    highlight : str, optional
+        Algorithm drawn thick (3 pt); the others 1.3 pt.
+    marker : float, optional
+        A size, bytes per GPU, marked with a vertical line.
+    title : str
+        Panel title; default ``"<fabric>, <p> GPUs"``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> from nvlearn.tuner import closed_form_sweep, link_params
@@ -313,6 +341,19 @@ def sweep_line_figure(sweep, *, highlight: str | None = None, marker: float | No
 def nccl_model_figure(tunings: Sequence, sizes, titles: Sequence[str] | None = None):
     """NCCL's predicted time of every enabled (algorithm, protocol) vs size, one panel per
     :class:`~nvlearn.tuner.Tuning`, its choice drawn thick and each switch labelled.
+
+    Parameters
+    ----------
+    tunings : sequence of :class:`~nvlearn.tuner.Tuning`
+        One panel per tuning (a fabric's NCCL cost table), stacked.
+    sizes : array of float
+        Message sizes, bytes per GPU; the curves span their minimum to their maximum.
+    titles : sequence of str, optional
+        One title per panel; default the fabric's name and its GPU count.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -373,13 +414,23 @@ def nvls_speedup_figure(sizes, measured: Mapping[str, np.ndarray], ideal: float,
     Parameters
     ----------
     sizes : array of bytes
-    measured : mapping label -> speed-up array over ``sizes`` (e.g. simulated, closed form)
+        Message sizes per GPU (the top panel's x axis).
+    measured : mapping label -> array
+        Speed-up (ring time / NVLS time) over ``sizes``, one line per label (e.g.
+        simulated, closed form).
     ideal : float
         ``2(p-1)/(p+1)``, the traffic ratio.
     nccl_model : array, optional
         NCCL's predicted ratio (its best non-NVLS time / NVLS time) over ``sizes``.
     chunks, chunk_speedup : arrays, optional
-        Speed-up at the largest size for each NVLS pipeline depth.
+        Speed-up at the largest size for each NVLS pipeline depth; given, they add the
+        lower panel.
+    n_ranks : int
+        GPUs, named in the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -432,10 +483,17 @@ def link_traffic_figure(bytes_per_gpu: Mapping[str, tuple[np.ndarray, np.ndarray
 
     Parameters
     ----------
-    bytes_per_gpu : mapping label -> (sent, received) arrays, one entry per GPU, bytes
+    bytes_per_gpu : mapping label -> (sent, received) arrays
+        Per algorithm, the bytes each GPU sent into the fabric and received from it, one
+        entry per GPU.
     n_bytes : float
-        The all-reduce's buffer (per GPU).
-    refs : mapping label -> multiple of ``n_bytes`` for horizontal reference lines
+        The all-reduce's buffer (per GPU), bytes; the bars are in units of it.
+    refs : mapping label -> float
+        Horizontal reference lines, as multiples of ``n_bytes`` (e.g. ``2(p-1)/p``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -524,13 +582,26 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
     Parameters
     ----------
     sizes : array of bytes
-    times : mapping algorithm -> seconds over ``sizes`` (nan skipped)
+        Message sizes per GPU, the x axis (log 2, a grid line every 16x).
+    times : mapping algorithm -> array of seconds
+        Each algorithm's time over ``sizes``; nan and non-positive points are skipped,
+        an algorithm with none is left out.
     highlight : str, optional
         Algorithm drawn thick; the others thin.
     marker : float, optional
         A size to mark with a vertical line and a dot on each curve.
     crossovers : sequence of (size, from, to)
+        Changes of the fastest algorithm: a dotted line at ``size`` (bytes) labelled with
+        ``to``.
     title : str
+        Bold text above the chart; none if empty.
+    width, height : int
+        The SVG's size in px; the margins (legend on the right) are fixed.
+
+    Returns
+    -------
+    str
+        The ``<svg>`` element.
 
     Examples
     --------

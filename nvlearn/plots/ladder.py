@@ -37,6 +37,10 @@ def ladder_figure(rows: list[Rung], bits: bool = False,
         from ``b``'s bar end to ``a``'s shows the ratio a / b, which on the log axis is a
         distance that no unit convention changes.
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> from nvlearn.overview.ladder import bandwidth_ladder

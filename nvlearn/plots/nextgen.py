@@ -110,6 +110,19 @@ def draw_domain(plan: DomainPlan, bars: dict[str, float], caption: str = ""):
     """A designed domain: one plane drawn (spines on top, leaves below, GPU groups) and bars
     of its bandwidths (GB/s per direction per GPU; labels say wire or simulated).
 
+    Parameters
+    ----------
+    plan : :class:`~nvlearn.nextgen.DomainPlan`
+        The designed domain: leaves and spines per plane, GPUs per leaf, planes, taper.
+    bars : dict of str -> float
+        Bandwidths to compare, label -> bytes/s per direction per GPU (drawn in GB/s).
+    caption : str
+        Title over the bars (none if empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> from nvlearn.nextgen import plan_domain

@@ -96,6 +96,20 @@ def ber_curves(
     ``results`` maps a modulation name to simulated links over a range of SNRs. The gap
     between modulations at ``target_ber`` is measured on the theory curves and drawn.
 
+    Parameters
+    ----------
+    results : mapping of str -> sequence of :class:`~nvlearn.serdes.channel.LinkResult`
+        Modulation name (``"NRZ"``, ``"PAM4"``) -> simulated links; runs with no bit error
+        are not drawn (their BER is not measurable).
+    snr_db_range : (float, float)
+        Range of the theory curves, peak SNR in dB.
+    target_ber : float
+        Bit error rate at which the SNR gap between the two best modulations is drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> from nvlearn.serdes.channel import simulate_link
@@ -250,6 +264,23 @@ def fec_curves(
     One formula line per burst length (1 = independent errors, the binomial formula);
     Monte Carlo runs as points with 95 % intervals in the colour of their burst length; the
     operating point as a vertical line.
+
+    Parameters
+    ----------
+    code : :class:`~nvlearn.serdes.fec.RSCode`
+        The Reed-Solomon code (e.g. RS(544, 514)).
+    monte_carlo : sequence of :class:`~nvlearn.serdes.fec.FecMonteCarlo`
+        Simulated runs; those without an uncorrectable codeword are not drawn.
+    burst_bits : sequence of int
+        Burst lengths, bits, to draw the formula for (with the runs' own lengths).
+    operating_ber : float, optional
+        A pre-FEC bit error rate marked with a line and its CER (independent errors).
+    ber_range : (float, float)
+        Range of pre-FEC bit error rates on the x axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

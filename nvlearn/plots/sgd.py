@@ -172,7 +172,16 @@ def idle_cost_figure(costs: Mapping[tuple[str, bool], Sequence], token_budget: f
 
     Parameters
     ----------
-    costs : mapping (fabric, overlap) -> list of IdleCost over increasing GPU counts
+    costs : mapping (fabric, overlap) -> list of :class:`~nvlearn.sgd.IdleCost`
+        One line per fabric key and DDP overlap flag, over increasing GPU counts.
+    token_budget : float
+        Tokens the whole run trains on, named in the title.
+    model : str
+        The model's name (e.g. ``"7B"``), named in the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

@@ -60,6 +60,21 @@ def new_figure(nrows: int = 1, ncols: int = 1, width: float = 8.0, height: float
     other thread (an explorer rendering ahead) it is a bare Agg figure that pyplot never
     sees.
 
+    Parameters
+    ----------
+    nrows, ncols : int
+        The grid of axes.
+    width, height : float
+        Figure size, inches.
+    **kw
+        Passed to ``subplots`` (``squeeze``, ``sharex``, ``gridspec_kw`` ...).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    axes : matplotlib.axes.Axes or array of Axes
+        As ``subplots`` returns them.
+
     Examples
     --------
     >>> fig, ax = new_figure()

@@ -89,7 +89,9 @@ def gantt(result, by: str = "rank", *, rows=None, max_rows: int = 32, colour_by:
 
     Parameters
     ----------
-    result : SimResult
+    result : :class:`~nvlearn.sim.SimResult`
+        A simulated schedule: its ops' start, send-end and arrival times (s), routes and
+        link bytes.
     by : {"rank", "link"}
         One row per sending rank (its outgoing transfers), or per directed link (the
         transfers crossing it; overlapping bars mean the link is shared).
@@ -228,7 +230,9 @@ def link_heatmap(result, *, links=None, group: str = "auto", max_rows: int = 48,
 
     Parameters
     ----------
-    result : SimResult
+    result : :class:`~nvlearn.sim.SimResult`
+        A simulated schedule with its timeline: bytes per link per time bin, each link's
+        capacity (bytes/s per direction).
     links : sequence of int, optional
         Links to show, one row each (implies ``group="link"``).
     group : {"auto", "link", "tier"}

@@ -459,7 +459,8 @@ def draw_topology(topo: Topology, *, max_boxes: int = 4, title: str | None = Non
 
     Parameters
     ----------
-    topo : Topology
+    topo : :class:`~nvlearn.topology.Topology`
+        The fabric: its nodes (kind, tier, name) and cables (kind, rate, count).
     max_boxes : int
         In a multi-server fabric, draw at most this many servers in full (half from each
         end); the rest are elided (they are wired the same way).
