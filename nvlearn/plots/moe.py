@@ -515,6 +515,7 @@ __all__ = [
     "draw_traffic_heatmap",
     "expert_load_figure",
     "fabric_times_figure",
+    "gpu_boxes_of",
     "imbalance_figure",
     "node_traffic",
     "overview_figure",
