@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
+
+__all__ = ["ALGO_COLOURS", "ALGO_LABELS", "link_traffic_figure", "model_busbw_figure",
+           "nccl_model_figure", "numerics_figure", "nvls_speedup_figure", "size_label",
+           "sweep_figure", "sweep_line_figure", "sweep_svg", "time_label"]
 
 #: One colour per algorithm, the same in every figure of the notebook.
 ALGO_COLOURS: dict[str, str] = {
@@ -117,11 +122,19 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
     Parameters
     ----------
     sweeps : sequence of :class:`~nvlearn.tuner.Sweep`
+        One pair of panels (time, busbw) per sweep, top to bottom.
     titles : sequence of str, optional
+        One panel title per sweep; default ``"<fabric>, <p> GPUs"``. The sweep's model
+        is always named on a second line.
     among : sequence (one per sweep) of algorithm lists or None, optional
         Which algorithms compete for "fastest" (shaded, crossovers marked); default all.
     bus_bw_ref : mapping of label -> bytes/s, optional
-        Horizontal reference lines in the busbw panels (e.g. the NVLink rate).
+        Horizontal reference lines in the busbw panels (e.g. the NVLink rate), bytes/s
+        per direction.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -140,45 +153,68 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
         ax_t, ax_b = axes[2 * j, 0], axes[2 * j + 1, 0]
         ax_b.sharex(ax_t)
         contest = among[j] if among else None
-        best = sw.best_index(contest)
-        env = sw.time[best, np.arange(sw.sizes.size)]
-        xs, ys = _dense(sw.sizes, env)
-        ax_t.plot(xs, ys, color="#bbbbbb", lw=7, alpha=0.6, solid_capstyle="round",
-                  zorder=1, label="fastest")
-        factor = 2.0 * (sw.n_ranks - 1) / sw.n_ranks          # nccl-tests' busbw factor
-        for i, algo in enumerate(sw.algorithms):
-            colour = ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)])
-            sim = sw.methods[i] == "simulated"
-            label = ALGO_LABELS.get(algo, algo)
-            xd, td = _dense(sw.sizes, sw.time[i])
-            ax_t.plot(xd, td, "-" if sim else "--", color=colour, lw=1.6, zorder=3)
-            ax_b.plot(xd, xd / td * factor / 1e9, "-" if sim else "--", color=colour, lw=1.6,
-                      zorder=3)
-            if sim and sw.sizes.size < 16:
-                ax_t.plot(sw.sizes, sw.time[i], "o", color=colour, ms=3.5, zorder=4)
-                ax_b.plot(sw.sizes, sw.busbw[i] / 1e9, "o", color=colour, ms=3.5, zorder=4)
-            seen.setdefault(label, Line2D([], [], color=colour, lw=2.5))
-            styles.add(sim)
-        for k, (x, a, b) in enumerate(sw.crossovers(contest)):
-            for ax in (ax_t, ax_b):
-                ax.axvline(x, color="#444444", ls=":", lw=1.0, zorder=2)
-            ax_t.annotate(f"{ALGO_LABELS.get(a, a)} → {ALGO_LABELS.get(b, b)}\n{size_label(x)}",
-                          xy=(x, 0.98 - 0.13 * (k % 3)), xycoords=("data", "axes fraction"),
-                          ha="left", va="top", fontsize=9, color="#333333",
-                          xytext=(3, 0), textcoords="offset points",
-                          bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
+        _sweep_curves(ax_t, ax_b, sw, contest, seen, styles)
+        _sweep_crossovers(ax_t, ax_b, sw.crossovers(contest))
         _time_axis(ax_t)
         _size_axis(ax_b, sw.sizes)
-        ax_b.set_ylabel("busbw (GB/s per GPU, per direction)")
-        refs_top = max((v / 1e9 for v in (bus_bw_ref or {}).values()), default=0.0)
-        ax_b.set_ylim(0, max(ax_b.get_ylim()[1], 1.08 * refs_top))
-        for label, value in (bus_bw_ref or {}).items():
-            ax_b.axhline(value / 1e9, color=FABRIC_COLOURS["nvlink"], lw=1.0, ls="-.")
-            ax_b.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
-                          va="bottom", fontsize=9, color="#3f7f00")
+        _busbw_axis(ax_b, bus_bw_ref or {})
         title = titles[j] if titles else f"{sw.fabric}, {sw.n_ranks} GPUs"
         ax_t.set_title(f"{title}\n{_MODEL_LABELS[sw.model]}", fontsize=10)
         _size_axis(ax_t, sw.sizes)
+    _sweep_legend(fig, seen, styles)
+    return fig
+
+
+def _sweep_curves(ax_t, ax_b, sw, contest, seen: dict, styles: set) -> None:
+    """The fastest envelope (grey, under) and each algorithm's time and busbw; records
+    each algorithm's legend handle in ``seen`` and whether it was simulated in ``styles``."""
+    best = sw.best_index(contest)
+    env = sw.time[best, np.arange(sw.sizes.size)]
+    xs, ys = _dense(sw.sizes, env)
+    ax_t.plot(xs, ys, color="#bbbbbb", lw=7, alpha=0.6, solid_capstyle="round",
+              zorder=1, label="fastest")
+    factor = 2.0 * (sw.n_ranks - 1) / sw.n_ranks          # nccl-tests' busbw factor
+    for i, algo in enumerate(sw.algorithms):
+        colour = ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)])
+        sim = sw.methods[i] == "simulated"
+        label = ALGO_LABELS.get(algo, algo)
+        xd, td = _dense(sw.sizes, sw.time[i])
+        ax_t.plot(xd, td, "-" if sim else "--", color=colour, lw=1.6, zorder=3)
+        ax_b.plot(xd, xd / td * factor / 1e9, "-" if sim else "--", color=colour, lw=1.6,
+                  zorder=3)
+        if sim and sw.sizes.size < 16:
+            ax_t.plot(sw.sizes, sw.time[i], "o", color=colour, ms=3.5, zorder=4)
+            ax_b.plot(sw.sizes, sw.busbw[i] / 1e9, "o", color=colour, ms=3.5, zorder=4)
+        seen.setdefault(label, Line2D([], [], color=colour, lw=2.5))
+        styles.add(sim)
+
+
+def _sweep_crossovers(ax_t, ax_b, crossovers) -> None:
+    """A dotted line through both panels at each change of the fastest, "a → b" on top."""
+    for k, (x, a, b) in enumerate(crossovers):
+        for ax in (ax_t, ax_b):
+            ax.axvline(x, color="#444444", ls=":", lw=1.0, zorder=2)
+        ax_t.annotate(f"{ALGO_LABELS.get(a, a)} → {ALGO_LABELS.get(b, b)}\n{size_label(x)}",
+                      xy=(x, 0.98 - 0.13 * (k % 3)), xycoords=("data", "axes fraction"),
+                      ha="left", va="top", fontsize=9, color="#333333",
+                      xytext=(3, 0), textcoords="offset points",
+                      bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
+
+
+def _busbw_axis(ax_b, bus_bw_ref: Mapping[str, float]) -> None:
+    """The busbw panel's label, its y range (room for the references) and the reference
+    lines (label -> bytes/s)."""
+    ax_b.set_ylabel("busbw (GB/s per GPU, per direction)")
+    refs_top = max((v / 1e9 for v in bus_bw_ref.values()), default=0.0)
+    ax_b.set_ylim(0, max(ax_b.get_ylim()[1], 1.08 * refs_top))
+    for label, value in bus_bw_ref.items():
+        ax_b.axhline(value / 1e9, color=FABRIC_COLOURS["nvlink"], lw=1.0, ls="-.")
+        ax_b.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
+                      va="bottom", fontsize=9, color="#3f7f00")
+
+
+def _sweep_legend(fig, seen: dict, styles: set) -> None:
+    """One legend under all panels: the envelope, the algorithms, the two line styles."""
     handles = [Line2D([], [], color="#bbbbbb", lw=7, alpha=0.6), *seen.values()]
     labels = ["fastest at that size", *seen.keys()]
     if True in styles:
@@ -191,7 +227,6 @@ def sweep_figure(sweeps: Sequence, titles: Sequence[str] | None = None, *,
                bbox_to_anchor=(0.5, 0.0))
     legend_in = 0.22 * -(-len(labels) // 3) + 0.15
     fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
-    return fig
 
 
 _MODEL_STYLE = {"wire": "--", "achievable": "-"}
@@ -216,6 +251,11 @@ def model_busbw_figure(sweeps: Sequence, *, refs: Mapping[str, float] | None = N
     switch : float, optional
         Bytes per GPU at which NCCL's tuner switches.
     title : str
+        Panel title; default ``"<fabric>, <p> GPUs"`` of the first sweep.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -261,6 +301,21 @@ def sweep_line_figure(sweep, *, highlight: str | None = None, marker: float | No
                       title: str = ""):
     """One panel of time vs size for a Sweep, ``highlight`` thick, ``marker`` a size line.
 
+    Parameters
+    ----------
+    sweep : :class:`~nvlearn.tuner.Sweep`
+        The algorithms' times (s) over its sizes (bytes per GPU), one line each.
+    highlight : str, optional
+        Algorithm drawn thick (3 pt); the others 1.3 pt.
+    marker : float, optional
+        A size, bytes per GPU, marked with a vertical line.
+    title : str
+        Panel title; default ``"<fabric>, <p> GPUs"``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> from nvlearn.tuner import closed_form_sweep, link_params
@@ -286,6 +341,19 @@ def sweep_line_figure(sweep, *, highlight: str | None = None, marker: float | No
 def nccl_model_figure(tunings: Sequence, sizes, titles: Sequence[str] | None = None):
     """NCCL's predicted time of every enabled (algorithm, protocol) vs size, one panel per
     :class:`~nvlearn.tuner.Tuning`, its choice drawn thick and each switch labelled.
+
+    Parameters
+    ----------
+    tunings : sequence of :class:`~nvlearn.tuner.Tuning`
+        One panel per tuning (a fabric's NCCL cost table), stacked.
+    sizes : array of float
+        Message sizes, bytes per GPU; the curves span their minimum to their maximum.
+    titles : sequence of str, optional
+        One title per panel; default the fabric's name and its GPU count.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -346,13 +414,23 @@ def nvls_speedup_figure(sizes, measured: Mapping[str, np.ndarray], ideal: float,
     Parameters
     ----------
     sizes : array of bytes
-    measured : mapping label -> speed-up array over ``sizes`` (e.g. simulated, closed form)
+        Message sizes per GPU (the top panel's x axis).
+    measured : mapping label -> array
+        Speed-up (ring time / NVLS time) over ``sizes``, one line per label (e.g.
+        simulated, closed form).
     ideal : float
         ``2(p-1)/(p+1)``, the traffic ratio.
     nccl_model : array, optional
         NCCL's predicted ratio (its best non-NVLS time / NVLS time) over ``sizes``.
     chunks, chunk_speedup : arrays, optional
-        Speed-up at the largest size for each NVLS pipeline depth.
+        Speed-up at the largest size for each NVLS pipeline depth; given, they add the
+        lower panel.
+    n_ranks : int
+        GPUs, named in the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -405,10 +483,17 @@ def link_traffic_figure(bytes_per_gpu: Mapping[str, tuple[np.ndarray, np.ndarray
 
     Parameters
     ----------
-    bytes_per_gpu : mapping label -> (sent, received) arrays, one entry per GPU, bytes
+    bytes_per_gpu : mapping label -> (sent, received) arrays
+        Per algorithm, the bytes each GPU sent into the fabric and received from it, one
+        entry per GPU.
     n_bytes : float
-        The all-reduce's buffer (per GPU).
-    refs : mapping label -> multiple of ``n_bytes`` for horizontal reference lines
+        The all-reduce's buffer (per GPU), bytes; the bars are in units of it.
+    refs : mapping label -> float
+        Horizontal reference lines, as multiples of ``n_bytes`` (e.g. ``2(p-1)/p``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -497,13 +582,26 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
     Parameters
     ----------
     sizes : array of bytes
-    times : mapping algorithm -> seconds over ``sizes`` (nan skipped)
+        Message sizes per GPU, the x axis (log 2, a grid line every 16x).
+    times : mapping algorithm -> array of seconds
+        Each algorithm's time over ``sizes``; nan and non-positive points are skipped,
+        an algorithm with none is left out.
     highlight : str, optional
         Algorithm drawn thick; the others thin.
     marker : float, optional
         A size to mark with a vertical line and a dot on each curve.
     crossovers : sequence of (size, from, to)
+        Changes of the fastest algorithm: a dotted line at ``size`` (bytes) labelled with
+        ``to``.
     title : str
+        Bold text above the chart; none if empty.
+    width, height : int
+        The SVG's size in px; the margins (legend on the right) are fixed.
+
+    Returns
+    -------
+    str
+        The ``<svg>`` element.
 
     Examples
     --------
@@ -512,19 +610,46 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
     True
     """
     x = np.asarray(sizes, dtype=np.float64)
-    left, right, top, bottom = 72, 230, 30, 46
+    box = _SvgBox(width, height, left=72, right=230, top=30, bottom=46)
     vals = np.concatenate([np.asarray(v, dtype=np.float64) for v in times.values()])
     vals = vals[np.isfinite(vals) & (vals > 0)]
     t_lo = 10 ** np.floor(np.log10(vals.min()))
     t_hi = 10 ** np.ceil(np.log10(vals.max()))
-    fx = _log_scale(x.min(), x.max(), left, width - right)
-    fy = _log_scale(t_lo, t_hi, height - bottom, top)
+    fx = _log_scale(x.min(), x.max(), box.left, width - box.right)
+    fy = _log_scale(t_lo, t_hi, height - box.bottom, box.top)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'font-family="sans-serif" font-size="13">',
            f'<rect width="{width}" height="{height}" fill="white"/>']
     if title:
-        out.append(f'<text x="{left}" y="18" font-size="14" font-weight="bold">'
+        out.append(f'<text x="{box.left}" y="18" font-size="14" font-weight="bold">'
                    f'{html.escape(title)}</text>')
+    out += _svg_grid(box, x, t_lo, t_hi, fx, fy)
+    out += _svg_verticals(box, fx, crossovers, marker)
+    for i, (algo, t) in enumerate(times.items()):
+        out += _svg_curve(box, i, algo, x, np.asarray(t, dtype=np.float64), fx, fy,
+                          highlight, marker)
+    out.append(f'<rect x="{box.left}" y="{box.top}" width="{width - box.right - box.left}" '
+               f'height="{height - box.bottom - box.top}" fill="none" stroke="#999"/>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+class _SvgBox(NamedTuple):
+    """The chart's size and the margins (px) around its plotting area."""
+
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+
+
+def _svg_grid(box: _SvgBox, x, t_lo: float, t_hi: float, fx, fy) -> list[str]:
+    """Grid lines and tick labels: a line per decade of time, one per 16x of size."""
+    width, height = box.width, box.height
+    left, right, top, bottom = box.left, box.right, box.top, box.bottom
+    out = []
     decade = t_lo
     while decade <= t_hi * 1.0001:
         y = fy(decade)
@@ -544,40 +669,50 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
                'text-anchor="middle">message size per GPU</text>')
     out.append(f'<text x="14" y="{(top + height - bottom) / 2:.0f}" text-anchor="middle" '
                f'transform="rotate(-90 14 {(top + height - bottom) / 2:.0f})">time</text>')
+    return out
+
+
+def _svg_verticals(box: _SvgBox, fx, crossovers, marker) -> list[str]:
+    """Dotted lines at the crossovers (labelled with the new fastest), a solid one at
+    ``marker``."""
+    top, bottom = box.top, box.height - box.bottom
+    out = []
     for k, (size, _frm, to) in enumerate(crossovers):
         xx = fx(size)
-        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{height - bottom}" '
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{bottom}" '
                    'stroke="#666" stroke-dasharray="2,3"/>')
         out.append(f'<text x="{xx + 3:.1f}" y="{top + 14 + 16 * (k % 3)}" font-size="12" '
                    'fill="#555">'
                    f'→ {html.escape(ALGO_LABELS.get(to, to).split(" (")[0])}</text>')
     if marker is not None:
         xx = fx(marker)
-        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{height - bottom}" '
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{bottom}" '
                    'stroke="black" stroke-width="1.2"/>')
-    for i, (algo, t) in enumerate(times.items()):
-        t = np.asarray(t, dtype=np.float64)
-        ok = np.isfinite(t) & (t > 0)
-        if not ok.any():
-            continue
-        colour = ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)])
-        pts = " ".join(f"{fx(a):.1f},{fy(b):.1f}" for a, b in zip(x[ok], t[ok], strict=True))
-        w = 3.2 if algo == highlight else 1.4
-        op = 1.0 if (highlight is None or algo == highlight) else 0.55
-        out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" '
-                   f'stroke-width="{w}" opacity="{op}"/>')
-        if marker is not None:
-            tm = np.interp(marker, x[ok], t[ok])
-            r = 3.5 if w > 2 else 2.5
-            out.append(f'<circle cx="{fx(marker):.1f}" cy="{fy(tm):.1f}" r="{r}" '
-                       f'fill="{colour}"/>')
-        ly = top + 10 + 20 * i
-        out.append(f'<line x1="{width - right + 10}" x2="{width - right + 30}" y1="{ly}" '
-                   f'y2="{ly}" stroke="{colour}" stroke-width="{w}"/>')
-        weight = ' font-weight="bold"' if algo == highlight else ""
-        out.append(f'<text x="{width - right + 34}" y="{ly + 4}"{weight}>'
-                   f'{html.escape(ALGO_LABELS.get(algo, algo))}</text>')
-    out.append(f'<rect x="{left}" y="{top}" width="{width - right - left}" '
-               f'height="{height - bottom - top}" fill="none" stroke="#999"/>')
-    out.append("</svg>")
-    return "".join(out)
+    return out
+
+
+def _svg_curve(box: _SvgBox, i: int, algo: str, x, t, fx, fy, highlight, marker) -> list[str]:
+    """The ``i``-th algorithm's curve (finite points only), its dot at ``marker`` and its
+    legend entry; nothing if it has no finite point."""
+    ok = np.isfinite(t) & (t > 0)
+    if not ok.any():
+        return []
+    colour = ALGO_COLOURS.get(algo, SERIES[i % len(SERIES)])
+    pts = " ".join(f"{fx(a):.1f},{fy(b):.1f}" for a, b in zip(x[ok], t[ok], strict=True))
+    w = 3.2 if algo == highlight else 1.4
+    op = 1.0 if (highlight is None or algo == highlight) else 0.55
+    out = [f'<polyline points="{pts}" fill="none" stroke="{colour}" '
+           f'stroke-width="{w}" opacity="{op}"/>']
+    if marker is not None:
+        tm = np.interp(marker, x[ok], t[ok])
+        r = 3.5 if w > 2 else 2.5
+        out.append(f'<circle cx="{fx(marker):.1f}" cy="{fy(tm):.1f}" r="{r}" '
+                   f'fill="{colour}"/>')
+    legend_x = box.width - box.right
+    ly = box.top + 10 + 20 * i
+    out.append(f'<line x1="{legend_x + 10}" x2="{legend_x + 30}" y1="{ly}" '
+               f'y2="{ly}" stroke="{colour}" stroke-width="{w}"/>')
+    weight = ' font-weight="bold"' if algo == highlight else ""
+    out.append(f'<text x="{legend_x + 34}" y="{ly + 4}"{weight}>'
+               f'{html.escape(ALGO_LABELS.get(algo, algo))}</text>')
+    return out

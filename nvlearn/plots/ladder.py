@@ -10,6 +10,8 @@ from nvlearn.overview.ladder import Rung
 from nvlearn.plots.style import FABRIC_COLOURS, new_figure
 from nvlearn.units import format_rate
 
+__all__ = ["ladder_figure"]
+
 _FAMILY_COLOUR = {
     "pcie": FABRIC_COLOURS["pcie"],
     "nvlink": FABRIC_COLOURS["nvlink"],
@@ -34,6 +36,10 @@ def ladder_figure(rows: list[Rung], bits: bool = False,
         Labels of two rungs ``(a, b)``: both are highlighted (the others faded) and an arrow
         from ``b``'s bar end to ``a``'s shows the ratio a / b, which on the log axis is a
         distance that no unit convention changes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

@@ -18,7 +18,23 @@ MODE_LABELS = {"flat": "flat (one all-to-all)", "padded": "padded to capacity",
 
 
 def draw_expert_load(ax, routing: Routing, title: str | None = None) -> None:
-    """Routed vs kept assignments per expert, the mean load and the capacity, on ``ax``."""
+    """Routed vs kept assignments per expert, the mean load and the capacity, on ``ax``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    routing : :class:`~nvlearn.moe.Routing`
+        Token assignments per expert (all GPUs), routed and kept; its capacity (per GPU)
+        times the GPU count is drawn as a line when it has one.
+    title : str, optional
+        Panel title; default the expert count, top-k, skew and the dropped share.
+
+    Returns
+    -------
+    None
+        Draws on ``ax``.
+    """
     routed = routing.expert_load(kept_only=False)
     kept = routing.expert_load()
     x = np.arange(routing.n_experts)
@@ -81,6 +97,26 @@ def draw_traffic_heatmap(ax, matrix: np.ndarray, boxes: np.ndarray, title: str =
     ``level="gpu"``: GPU x GPU, node boundaries as white lines, the diagonal (bytes that
     stay on the GPU) in grey. ``level="node"``: summed to node x node; the diagonal is
     traffic inside a node (over NVLink).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    matrix : array (GPUs x GPUs) of float
+        Bytes each sending GPU (row) sends each receiving GPU (column).
+    boxes : array of int
+        The node of each GPU.
+    title : str
+        Panel title; default names the level.
+    level : {"gpu", "node"}
+        GPU x GPU, or summed to node x node (the GPU diagonal left out).
+    colorbar : bool
+        Add a colour bar (MB) beside ``ax``.
+
+    Returns
+    -------
+    None
+        Draws on ``ax``.
     """
     boxes = np.asarray(boxes)
     if level == "node":  # what stays on a GPU crosses nothing: leave the GPU diagonal out
@@ -133,6 +169,21 @@ def traffic_heatmap(matrix: np.ndarray, boxes: np.ndarray, title: str = "",
                     level: str = "gpu") -> plt.Figure:
     """Figure of one traffic matrix (bytes, sender rows x receiver columns).
 
+    Parameters
+    ----------
+    matrix : array (GPUs x GPUs) of float
+        Bytes each sending GPU (row) sends each receiving GPU (column).
+    boxes : array of int
+        The node of each GPU.
+    title : str
+        Panel title; default names the level.
+    level : {"gpu", "node"}
+        GPU x GPU, or summed to node x node; see :func:`draw_traffic_heatmap`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> fig = traffic_heatmap(np.ones((4, 4)) * 1e6, np.array([0, 0, 1, 1]))
@@ -147,6 +198,19 @@ def traffic_heatmap(matrix: np.ndarray, boxes: np.ndarray, title: str = "",
 
 def traffic_figure(matrix: np.ndarray, boxes: np.ndarray, title: str = "") -> plt.Figure:
     """GPU x GPU and node x node views of one traffic matrix, one above the other.
+
+    Parameters
+    ----------
+    matrix : array (GPUs x GPUs) of float
+        Bytes each sending GPU (row) sends each receiving GPU (column).
+    boxes : array of int
+        The node of each GPU.
+    title : str
+        The figure's title (none if empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -164,7 +228,22 @@ def traffic_figure(matrix: np.ndarray, boxes: np.ndarray, title: str = "") -> pl
 
 
 def draw_receive_bytes(ax, comm: MoEComm, label_link: bool = True) -> None:
-    """Bytes each GPU receives over the fabric in dispatch; mean and hottest GPU marked."""
+    """Bytes each GPU receives over the fabric in dispatch; mean and hottest GPU marked.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    comm : :class:`~nvlearn.moe.MoEComm`
+        A simulated dispatch + combine: bytes received per GPU, its fabric's nodes.
+    label_link : bool
+        Title the panel with the limiting link (of the slowest stage) and how busy it was.
+
+    Returns
+    -------
+    None
+        Draws on ``ax``.
+    """
     recv = comm.recv_bytes / 1e6
     g = np.arange(recv.size)
     hot = int(np.argmax(recv))
@@ -294,7 +373,11 @@ def capacity_tradeoff_figure(factors: Sequence[float], drop_fraction: Sequence[f
     times : mapping mode -> sequence of float
         Dispatch + combine seconds at each factor, per mode ("flat", "padded").
     dropless_time : float, optional
-        Time of the same routing without a capacity (drawn as a reference line).
+        Time of the same routing without a capacity (drawn as a reference line), seconds.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -381,10 +464,18 @@ def skew_figure(skews: Sequence[float], results: Sequence[MoEComm], bw_per_dir: 
     Parameters
     ----------
     skews : sequence of float
+        Zipf exponents of expert popularity, the x axis; the first is the balanced
+        reference.
     results : sequence of MoEComm
         One per skew, same fabric.
     bw_per_dir : float
         A GPU's bandwidth into the fabric, bytes/s per direction (for the bound).
+    title : str
+        Panel title; default "the hottest GPU sets the time".
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -424,6 +515,7 @@ __all__ = [
     "draw_traffic_heatmap",
     "expert_load_figure",
     "fabric_times_figure",
+    "gpu_boxes_of",
     "imbalance_figure",
     "node_traffic",
     "overview_figure",

@@ -11,6 +11,9 @@ from nvlearn.nextgen.domain import DomainPlan
 from nvlearn.nextgen.nvlink5 import GenerationStep
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 
+__all__ = ["FABRIC_SERIES", "draw_busbw_vs_size", "draw_domain", "draw_fabric_comparison",
+           "draw_generation_chain"]
+
 #: Colour of each compared fabric (GH200 as modelled shares the pod's fabric, not its colour).
 FABRIC_SERIES = {"dgx_h100": SERIES[0], "nvlink_pod": SERIES[1], "dgx_gh200": SERIES[2],
                  "gb200_nvl72": FABRIC_COLOURS["nvlink"]}
@@ -106,6 +109,19 @@ def draw_fabric_comparison(rows: list[Row]):
 def draw_domain(plan: DomainPlan, bars: dict[str, float], caption: str = ""):
     """A designed domain: one plane drawn (spines on top, leaves below, GPU groups) and bars
     of its bandwidths (GB/s per direction per GPU; labels say wire or simulated).
+
+    Parameters
+    ----------
+    plan : :class:`~nvlearn.nextgen.DomainPlan`
+        The designed domain: leaves and spines per plane, GPUs per leaf, planes, taper.
+    bars : dict of str -> float
+        Bandwidths to compare, label -> bytes/s per direction per GPU (drawn in GB/s).
+    caption : str
+        Title over the bars (none if empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

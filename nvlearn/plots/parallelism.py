@@ -19,6 +19,10 @@ from nvlearn.parallelism import (
 from nvlearn.parallelism.search import TPSpan
 from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
 
+__all__ = ["FABRIC_LINE", "MAX_PAIR_GPUS", "MEMORY_COLOURS", "PART_COLOURS", "STRATEGY_NAMES",
+           "bubble_figure", "draw_memory", "draw_pair_traffic", "draw_step_split",
+           "memory_figure", "pair_traffic_figure", "step_split_figure", "tp_span_figure"]
+
 #: Colours of the parts of a step and of each strategy's traffic.
 PART_COLOURS = {"compute": "#9ecae1", "tp": SERIES[0], "pp": SERIES[2], "ep": SERIES[3],
                 "dp": SERIES[1], "bubble": "#bdbdbd"}
@@ -31,7 +35,23 @@ FABRIC_LINE = {"nvlink_pod": FABRIC_COLOURS["nvlink"], "ib_cluster": FABRIC_COLO
 
 
 def draw_step_split(ax, steps: Sequence[StepTime], labels: Sequence[str] | None = None) -> None:
-    """Horizontal stacked bars: compute, exposed comm by strategy, pipeline bubble (s)."""
+    """Horizontal stacked bars: compute, exposed comm by strategy, pipeline bubble (s).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    steps : sequence of :class:`~nvlearn.parallelism.StepTime`
+        One bar each, top to bottom: its parts in seconds per training step, the total
+        written at its end.
+    labels : sequence of str, optional
+        One y label per step; default the layout's label and the fabric's name.
+
+    Returns
+    -------
+    None
+        Draws on ``ax``.
+    """
     labels = labels or [f"{s.layout.label}\n{FABRIC_NAMES[s.fabric]}" for s in steps]
     y = np.arange(len(steps))[::-1]
     used = set()
@@ -60,6 +80,19 @@ def step_split_figure(steps: Sequence[StepTime], labels: Sequence[str] | None = 
                       title: str | None = None) -> plt.Figure:
     """One bar per step: compute, exposed communication by strategy, pipeline bubble.
 
+    Parameters
+    ----------
+    steps : sequence of :class:`~nvlearn.parallelism.StepTime`
+        At least one; see :func:`draw_step_split`.
+    labels : sequence of str, optional
+        One y label per step; default the layout's label and the fabric's name.
+    title : str, optional
+        Default the first step's model and its MFU while computing.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> from nvlearn.parallelism import preset, step_time
@@ -86,7 +119,25 @@ MAX_PAIR_GPUS = 64
 
 def draw_pair_traffic(ax, matrix: np.ndarray, gpus_per_box: int = 8, title: str = "") -> None:
     """Heatmap of bytes per step (log colour): GPU x GPU with box boundaries marked, or box x
-    box (diagonal = inside a box) above :data:`MAX_PAIR_GPUS` GPUs."""
+    box (diagonal = inside a box) above :data:`MAX_PAIR_GPUS` GPUs.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    matrix : array (GPUs x GPUs) of float
+        Bytes per training step from each sending GPU (row) to each receiver (column).
+    gpus_per_box : int
+        GPUs per box (node): boundaries drawn every ``gpus_per_box`` GPUs, and the box
+        size when summed to box x box.
+    title : str
+        Panel title.
+
+    Returns
+    -------
+    None
+        Draws on ``ax``.
+    """
     unit = "GPU"
     if matrix.shape[0] > MAX_PAIR_GPUS:
         matrix, unit, gpus_per_box = box_traffic(matrix, gpus_per_box), "box", matrix.shape[0]
@@ -115,6 +166,20 @@ def pair_traffic_figure(matrices: dict[str, np.ndarray], layout: Layout,
                         gpus_per_box: int = 8) -> plt.Figure:
     """One heatmap per strategy (bytes per step between GPU pairs, ring order).
 
+    Parameters
+    ----------
+    matrices : dict of str -> array (GPUs x GPUs)
+        Per strategy key (``"tp"``, ``"pp"``, ``"ep"``, ``"dp"``), bytes per step sender ->
+        receiver; at least one. One panel each, side by side.
+    layout : :class:`~nvlearn.parallelism.Layout`
+        The layout the matrices belong to (named in the title).
+    gpus_per_box : int
+        GPUs per box (node); see :func:`draw_pair_traffic`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> from nvlearn.parallelism import pair_traffic, preset
@@ -141,7 +206,23 @@ def pair_traffic_figure(matrices: dict[str, np.ndarray], layout: Layout,
 
 
 def draw_memory(ax, memories: Sequence[Memory], labels: Sequence[str]) -> None:
-    """Stacked bars of GB per GPU (weights, gradients, optimizer, activations), HBM line."""
+    """Stacked bars of GB per GPU (weights, gradients, optimizer, activations), HBM line.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    memories : sequence of :class:`~nvlearn.parallelism.Memory`
+        One bar each (bytes per GPU of the first pipeline stage, drawn in GB); the first's
+        capacity is the HBM line.
+    labels : sequence of str
+        One x label per bar.
+
+    Returns
+    -------
+    None
+        Draws on ``ax``.
+    """
     x = np.arange(len(memories))
     bottom = np.zeros(len(memories))
     for part, colour in MEMORY_COLOURS.items():
@@ -164,6 +245,19 @@ def draw_memory(ax, memories: Sequence[Memory], labels: Sequence[str]) -> None:
 def memory_figure(memories: Sequence[Memory], labels: Sequence[str], title: str = ""
                   ) -> plt.Figure:
     """Memory per GPU of several layouts against the GPU's HBM.
+
+    Parameters
+    ----------
+    memories : sequence of :class:`~nvlearn.parallelism.Memory`
+        One bar each, at least one; see :func:`draw_memory`.
+    labels : sequence of str
+        One label per Memory.
+    title : str
+        Panel title; default describes the mixed-precision Adam accounting.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

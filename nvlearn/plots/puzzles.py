@@ -10,12 +10,28 @@ from matplotlib.patches import Patch
 
 from nvlearn.plots.style import NOTEBOOK_WIDTH, SERIES, new_figure
 
+__all__ = ["STATUS_COLOURS", "status_grid", "times_vs_targets"]
+
 #: Colours of the (rank, chunk) states of :data:`nvlearn.puzzles.STATUS_NAMES`.
 STATUS_COLOURS = ("#f4f4f4", "#1b9e77", "#d7301f", "#fdd49e", "#7570b3")
 
 
 def status_grid(status: np.ndarray, title: str = "who holds what", ax=None):
     """Ranks x chunks coloured right / wrong / missing / race / not required; the Figure.
+
+    Parameters
+    ----------
+    status : array (ranks x chunks) of int
+        Status codes, indices into :data:`STATUS_COLOURS` (names in
+        ``nvlearn.puzzles.grading.STATUS_NAMES``).
+    title : str
+        Panel title.
+    ax : matplotlib.axes.Axes, optional
+        Draw on it (and return its Figure); default a new Figure sized to the grid.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -54,6 +70,25 @@ def times_vs_targets(labels: Sequence[str], times: Sequence[float], targets: Seq
                      times_label: str = "this schedule"):
     """Horizontal bars: a schedule's time (or another time, ``times_label``) and the
     library's best, each over the puzzle's target (dashed line at 1).
+
+    Parameters
+    ----------
+    labels : sequence of str
+        One row per puzzle.
+    times : sequence of float
+        The schedule's time per puzzle, seconds.
+    targets : sequence of float
+        Each puzzle's target time, seconds: every bar is divided by it.
+    baselines : sequence of float
+        The library's best time per puzzle, seconds.
+    model : str
+        The simulation model the times come from, named on the x axis.
+    times_label : str
+        Legend label of ``times``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

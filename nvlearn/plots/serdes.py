@@ -14,6 +14,8 @@ from nvlearn.serdes.channel import LinkResult
 from nvlearn.serdes.fec import FecMonteCarlo, RSCode, codeword_error_rate
 from nvlearn.serdes.pam import pam_ber, pam_levels, snr_for_ber
 
+__all__ = ["ber_curves", "chain_waterfall", "eye_diagram", "fec_curves", "generation_chart"]
+
 _DIRECTION_WORDS = {"per_direction": "per direction", "bidirectional": "both directions"}
 
 
@@ -93,6 +95,20 @@ def ber_curves(
 
     ``results`` maps a modulation name to simulated links over a range of SNRs. The gap
     between modulations at ``target_ber`` is measured on the theory curves and drawn.
+
+    Parameters
+    ----------
+    results : mapping of str -> sequence of :class:`~nvlearn.serdes.channel.LinkResult`
+        Modulation name (``"NRZ"``, ``"PAM4"``) -> simulated links; runs with no bit error
+        are not drawn (their BER is not measurable).
+    snr_db_range : (float, float)
+        Range of the theory curves, peak SNR in dB.
+    target_ber : float
+        Bit error rate at which the SNR gap between the two best modulations is drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -248,6 +264,23 @@ def fec_curves(
     One formula line per burst length (1 = independent errors, the binomial formula);
     Monte Carlo runs as points with 95 % intervals in the colour of their burst length; the
     operating point as a vertical line.
+
+    Parameters
+    ----------
+    code : :class:`~nvlearn.serdes.fec.RSCode`
+        The Reed-Solomon code (e.g. RS(544, 514)).
+    monte_carlo : sequence of :class:`~nvlearn.serdes.fec.FecMonteCarlo`
+        Simulated runs; those without an uncorrectable codeword are not drawn.
+    burst_bits : sequence of int
+        Burst lengths, bits, to draw the formula for (with the runs' own lengths).
+    operating_ber : float, optional
+        A pre-FEC bit error rate marked with a line and its CER (independent errors).
+    ber_range : (float, float)
+        Range of pre-FEC bit error rates on the x axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

@@ -9,6 +9,9 @@ import numpy as np
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.units import format_time
 
+__all__ = ["FABRIC_STYLE", "idle_cost_figure", "timeline_figure", "training_curves_figure",
+           "wall_figure"]
+
 #: Colour and label of each fabric name of :data:`nvlearn.sgd.FABRICS`.
 FABRIC_STYLE = {
     "pcie_box": (FABRIC_COLOURS["pcie"], "PCIe box (+ IB beyond 8 GPUs)"),
@@ -169,7 +172,16 @@ def idle_cost_figure(costs: Mapping[tuple[str, bool], Sequence], token_budget: f
 
     Parameters
     ----------
-    costs : mapping (fabric, overlap) -> list of IdleCost over increasing GPU counts
+    costs : mapping (fabric, overlap) -> list of :class:`~nvlearn.sgd.IdleCost`
+        One line per fabric key and DDP overlap flag, over increasing GPU counts.
+    token_budget : float
+        Tokens the whole run trains on, named in the title.
+    model : str
+        The model's name (e.g. ``"7B"``), named in the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

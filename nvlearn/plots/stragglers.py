@@ -9,6 +9,10 @@ import numpy as np
 from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
 from nvlearn.plots.timeline import gantt
 
+__all__ = ["ALGO_LABELS", "FAULT_LABELS", "backup_workers_figure", "explorer_figure",
+           "fault_slowdown_figure", "gpu_link_bytes_figure", "slowest_of_p_figure",
+           "sync_sgd_figure"]
+
 #: Plot labels of the faults and algorithms of :mod:`nvlearn.straggle.faults`.
 FAULT_LABELS = {"none": "healthy", "slow_gpu": "slow GPU", "slow_link": "half-rate link",
                 "failed_plane": "failed plane", "lost_rail": "lost rail"}
@@ -68,6 +72,17 @@ def gpu_link_bytes_figure(healthy, faulty, title: str):
 
     The per-link detail behind a slowdown: which links carried the traffic, which one was
     full while the others waited, and where the bytes went when routing could move them.
+
+    Parameters
+    ----------
+    healthy, faulty : :class:`~nvlearn.sim.SimResult`
+        The same collective on the same DGX without and with the fault.
+    title : str
+        The figure's title (" (achievable model)" is appended).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     from nvlearn.topology import NODE_GPU, NODE_NVSWITCH
 
@@ -106,8 +121,22 @@ def slowest_of_p_figure(dist, ps: Sequence[int], mc_mean: Sequence[float],
     """Expected and 99th-percentile step time of the slowest of ``p`` GPUs, closed form vs
     Monte Carlo, in units of one GPU's mean step time.
 
-    ``dist`` is a :class:`~nvlearn.straggle.jitter.ShiftedExponential`; ``normal`` (optional)
-    a :class:`~nvlearn.straggle.jitter.Normal` with the same mean and standard deviation.
+    Parameters
+    ----------
+    dist : :class:`~nvlearn.straggle.jitter.ShiftedExponential`
+        One GPU's step time, seconds; its mean is the unit of the y axis.
+    ps : sequence of int
+        GPU counts at which the Monte Carlo points were taken.
+    mc_mean, mc_p99 : sequence of float
+        Monte Carlo mean and 99th percentile of the slowest of ``p``, seconds, one per
+        ``ps``.
+    normal : :class:`~nvlearn.straggle.jitter.Normal`, optional
+        The same mean and standard deviation as ``dist``; adds its expected maximum and
+        the normal asymptote.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     from nvlearn.straggle.jitter import expected_max_normal
 
@@ -140,7 +169,21 @@ def slowest_of_p_figure(dist, ps: Sequence[int], mc_mean: Sequence[float],
 
 def backup_workers_figure(dist, p: int, ks: Sequence[int]):
     """Step time when the step waits only for the fastest ``p - k`` GPUs, and the share of
-    each global batch's gradient samples dropped with the ``k`` slowest."""
+    each global batch's gradient samples dropped with the ``k`` slowest.
+
+    Parameters
+    ----------
+    dist : :class:`~nvlearn.straggle.jitter.ShiftedExponential`
+        One GPU's step time, seconds; its mean is the unit of the left axis.
+    p : int
+        GPUs in the step.
+    ks : sequence of int
+        Numbers of slowest GPUs not waited for (the x axis).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     ks = np.asarray(ks)
     fig, ax = new_figure(width=9.0, height=3.8)
     t = np.array([dist.expected_kth(p - k, p) for k in ks]) / dist.mean
@@ -198,7 +241,22 @@ def sync_sgd_figure(histories: Mapping[str, object], title: str):
 
 def explorer_figure(run, healthy_steps: np.ndarray, fault_steps: np.ndarray, caption: str):
     """The faulty run's Gantt chart (:func:`nvlearn.plots.timeline.gantt`) above the step-time
-    distribution, healthy and faulty (``*_steps`` in seconds)."""
+    distribution, healthy and faulty (``*_steps`` in seconds).
+
+    Parameters
+    ----------
+    run : :class:`~nvlearn.straggle.faults.FaultRun`
+        The faulty run; its Gantt chart is drawn (the healthy run's if the faulty
+        collective never finishes, ``run.result is None``, and then no faulty histogram).
+    healthy_steps, fault_steps : array of float
+        Step times (compute of the slowest GPU + the all-reduce), seconds.
+    caption : str
+        Title of the histogram.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     res = run.result if run.result is not None else run.healthy
     fig = gantt(res, max_rows=16)
     w, h = fig.get_size_inches()

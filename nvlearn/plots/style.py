@@ -11,6 +11,8 @@ import threading
 
 import matplotlib
 
+__all__ = ["FABRIC_COLOURS", "NOTEBOOK_WIDTH", "SERIES", "new_figure"]
+
 matplotlib.use(matplotlib.get_backend())  # keep whatever backend the caller chose
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
@@ -57,6 +59,21 @@ def new_figure(nrows: int = 1, ncols: int = 1, width: float = 8.0, height: float
     On the main thread the figure is a pyplot figure (a notebook cell shows it); on any
     other thread (an explorer rendering ahead) it is a bare Agg figure that pyplot never
     sees.
+
+    Parameters
+    ----------
+    nrows, ncols : int
+        The grid of axes.
+    width, height : float
+        Figure size, inches.
+    **kw
+        Passed to ``subplots`` (``squeeze``, ``sharex``, ``gridspec_kw`` ...).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    axes : matplotlib.axes.Axes or array of Axes
+        As ``subplots`` returns them.
 
     Examples
     --------

@@ -11,6 +11,9 @@ import numpy as np
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.units import format_bytes, format_rate, format_time
 
+__all__ = ["POLICY_STYLE", "access_time_figure", "collision_figure", "fct_cdf_figure",
+           "growth_figure", "hol_figure", "pair_rates_figure", "traffic_explorer_figure"]
+
 #: Line style per routing policy in every figure of this module.
 POLICY_STYLE = {"adaptive": "-", "static": "--"}
 
@@ -127,6 +130,10 @@ def collision_figure(loads: np.ndarray, used_per_seed: np.ndarray, expected_used
     link_bw : float
         Uplink bytes/s per direction (to label the per-flow rate).
 
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> fig = collision_figure(np.array([2, 0, 1, 1]), np.array([3, 3, 2]), 2.7, 5e10)
@@ -162,6 +169,19 @@ def collision_figure(loads: np.ndarray, used_per_seed: np.ndarray, expected_used
 
 def hol_figure(ports: Sequence[int], throughput: Sequence[float], limit: float):
     """Saturation throughput of a FIFO input-queued switch vs its size, with the limits.
+
+    Parameters
+    ----------
+    ports : sequence of int
+        Switch sizes N simulated (inputs = outputs), the x axis (log 2).
+    throughput : sequence of float
+        Simulated saturation throughput per port, cells per slot, one per ``ports``.
+    limit : float
+        The large-N limit of FIFO input queueing (2 - sqrt(2) = 0.586), a dashed line.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -228,6 +248,20 @@ def growth_figure(series: Mapping[str, Sequence[Mapping]],
     ``series`` maps a label to rows of :func:`nvlearn.switching.plans.growth_table`; ``marks``
     adds labelled points ``{label: (gpus, chips_per_gpu)}`` (real systems). Shading shows
     where one, two and three tiers are needed (from the first series).
+
+    Parameters
+    ----------
+    series : mapping of str -> sequence of mapping
+        Label -> rows of :func:`~nvlearn.switching.plans.growth_table` (``"gpus"``,
+        ``"tiers"``, chips per GPU ...), one line each.
+    marks : mapping of str -> (int, float), optional
+        Real systems: label -> (GPUs, switch chips per GPU), drawn as labelled points.
+    title : str
+        The figure's title (none if empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

@@ -11,6 +11,8 @@ from matplotlib.patches import Patch
 
 from nvlearn.plots.style import SERIES, new_figure
 
+__all__ = ["MERGE_ABOVE", "gantt", "link_heatmap"]
+
 #: Above this many bars in a chart, touching bars of one colour are merged into one.
 MERGE_ABOVE = 4000
 
@@ -87,7 +89,9 @@ def gantt(result, by: str = "rank", *, rows=None, max_rows: int = 32, colour_by:
 
     Parameters
     ----------
-    result : SimResult
+    result : :class:`~nvlearn.sim.SimResult`
+        A simulated schedule: its ops' start, send-end and arrival times (s), routes and
+        link bytes.
     by : {"rank", "link"}
         One row per sending rank (its outgoing transfers), or per directed link (the
         transfers crossing it; overlapping bars mean the link is shared).
@@ -122,38 +126,9 @@ def gantt(result, by: str = "rank", *, rows=None, max_rows: int = 32, colour_by:
     colour_idx, legend = _colours(result, colour_by)
     s = result.schedule
     if by == "rank":
-        n_rows = int(s.n_participants)
-        chosen = np.arange(min(n_rows, max_rows)) if rows is None else np.asarray(rows)
-        if chosen.size and (chosen.min() < 0 or chosen.max() >= n_rows):
-            raise ValueError(f"rows must be participants 0..{n_rows - 1}")
-        src = np.asarray(s.op_src)
-        order = np.argsort(src, kind="stable")
-        bounds = np.searchsorted(src[order], np.arange(n_rows + 1))
-        rows_ops = [order[bounds[r]:bounds[r + 1]] for r in chosen]
-        labels = [f"rank {r}" if r < s.n_ranks else s.participant_role[r - s.n_ranks]
-                  for r in chosen]
-        what = "rank" + (f" ({chosen.size} of {n_rows} shown)" if chosen.size < n_rows else "")
+        rows_ops, labels, what = _rank_rows(result, rows, max_rows)
     else:
-        n_links = result.link_bytes.size
-        if rows is None:
-            busiest = np.argsort(-result.link_bytes, kind="stable")
-            chosen = busiest[: max_rows][result.link_bytes[busiest[: max_rows]] > 0]
-        else:
-            chosen = np.asarray(rows)
-        if chosen.size and (chosen.min() < 0 or chosen.max() >= n_links):
-            raise ValueError(f"rows must be links 0..{n_links - 1}")
-        by_path = np.argsort(result.op_path, kind="stable")
-        path_start = np.searchsorted(result.op_path[by_path],
-                                     np.arange(result.path_indptr.size))
-        rows_ops = []
-        for lk in chosen:
-            on = np.flatnonzero(result.path_link == lk)
-            paths = np.unique(np.searchsorted(result.path_indptr, on, side="right") - 1)
-            rows_ops.append(np.concatenate(
-                [by_path[path_start[p]:path_start[p + 1]] for p in paths]
-            ) if paths.size else np.zeros(0, np.int64))
-        labels = [result.link_label(int(lk)) for lk in chosen]
-        what = "link" + (f" (busiest {chosen.size} of {n_links})" if rows is None else "")
+        rows_ops, labels, what = _link_rows(result, rows, max_rows)
 
     t0, t1 = (0.0, result.time) if window is None else window
     unit, scale = _time_scale(max(t1 - t0, t1, 1e-12))
@@ -181,6 +156,49 @@ def gantt(result, by: str = "rank", *, rows=None, max_rows: int = 32, colour_by:
     ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+def _rank_rows(result, rows, max_rows: int) -> tuple[list[np.ndarray], list[str], str]:
+    """Gantt rows per sending participant: each row's op indices, its label, the y title."""
+    s = result.schedule
+    n_rows = int(s.n_participants)
+    chosen = np.arange(min(n_rows, max_rows)) if rows is None else np.asarray(rows)
+    if chosen.size and (chosen.min() < 0 or chosen.max() >= n_rows):
+        raise ValueError(f"rows must be participants 0..{n_rows - 1}")
+    src = np.asarray(s.op_src)
+    order = np.argsort(src, kind="stable")
+    bounds = np.searchsorted(src[order], np.arange(n_rows + 1))
+    rows_ops = [order[bounds[r]:bounds[r + 1]] for r in chosen]
+    labels = [f"rank {r}" if r < s.n_ranks else s.participant_role[r - s.n_ranks]
+              for r in chosen]
+    what = "rank" + (f" ({chosen.size} of {n_rows} shown)" if chosen.size < n_rows else "")
+    return rows_ops, labels, what
+
+
+def _link_rows(result, rows, max_rows: int) -> tuple[list[np.ndarray], list[str], str]:
+    """Gantt rows per directed link (the ops whose route crosses it): op indices, labels,
+    the y title. Default: the ``max_rows`` busiest links that carried bytes."""
+    n_links = result.link_bytes.size
+    if rows is None:
+        busiest = np.argsort(-result.link_bytes, kind="stable")
+        chosen = busiest[: max_rows][result.link_bytes[busiest[: max_rows]] > 0]
+    else:
+        chosen = np.asarray(rows)
+    if chosen.size and (chosen.min() < 0 or chosen.max() >= n_links):
+        raise ValueError(f"rows must be links 0..{n_links - 1}")
+    by_path = np.argsort(result.op_path, kind="stable")
+    path_start = np.searchsorted(result.op_path[by_path],
+                                 np.arange(result.path_indptr.size))
+    rows_ops = []
+    for lk in chosen:
+        on = np.flatnonzero(result.path_link == lk)
+        paths = np.unique(np.searchsorted(result.path_indptr, on, side="right") - 1)
+        rows_ops.append(np.concatenate(
+            [by_path[path_start[p]:path_start[p + 1]] for p in paths]
+        ) if paths.size else np.zeros(0, np.int64))
+    labels = [result.link_label(int(lk)) for lk in chosen]
+    what = "link" + (f" (busiest {chosen.size} of {n_links})" if rows is None else "")
+    return rows_ops, labels, what
 
 
 def _link_groups(result):
@@ -212,7 +230,9 @@ def link_heatmap(result, *, links=None, group: str = "auto", max_rows: int = 48,
 
     Parameters
     ----------
-    result : SimResult
+    result : :class:`~nvlearn.sim.SimResult`
+        A simulated schedule with its timeline: bytes per link per time bin, each link's
+        capacity (bytes/s per direction).
     links : sequence of int, optional
         Links to show, one row each (implies ``group="link"``).
     group : {"auto", "link", "tier"}
@@ -244,38 +264,14 @@ def link_heatmap(result, *, links=None, group: str = "auto", max_rows: int = 48,
     if group not in ("auto", "link", "tier"):
         raise ValueError(f"group must be 'auto', 'link' or 'tier', got {group!r}")
     tl = result.timeline
-    util = result.link_utilisation
-    n_links = util.size
+    n_links = result.link_utilisation.size
     has_tiers = hasattr(result.topology, "node_tier")
     if links is not None or group == "link" or (group == "auto" and
                                                   (n_links <= max_rows or not has_tiers)):
-        if links is None:
-            chosen = np.argsort(-util, kind="stable")[: max(1, int(max_rows))]
-        else:
-            chosen = np.asarray(links, dtype=np.int64)
-            if chosen.size == 0 or chosen.min() < 0 or chosen.max() >= n_links:
-                raise ValueError(f"links must be link ids in 0..{n_links - 1}")
-        if order == "index":
-            chosen = np.sort(chosen)
-        rows_bytes = tl.link_bytes[chosen]
-        rows_cap = tl.link_capacity[chosen]
-        labels = [result.link_label(int(k)) for k in chosen]
-        what = "link" if links is not None or chosen.size == n_links else (
-            f"link (busiest {chosen.size} of {n_links})")
+        rows_bytes, rows_cap, labels, what = _heatmap_links(result, links, max_rows, order)
     else:
-        labels, index = _link_groups(result)
-        rows_bytes = np.zeros((len(labels), tl.n_bins))
-        np.add.at(rows_bytes, index, tl.link_bytes)
-        rows_cap = np.bincount(index, weights=tl.link_capacity, minlength=len(labels))
-        counts = np.bincount(index, minlength=len(labels))
-        labels = [f"{lbl} ({c} links)" for lbl, c in zip(labels, counts, strict=True)]
-        what = "class of link (bytes / total capacity of the class)"
-
-    # bins up to the makespan; the last one only counts the time it covers
-    n_used = max(1, min(tl.n_bins, int(np.ceil(result.time / tl.bin_width - 1e-9))))
-    edges = np.arange(n_used + 1) * tl.bin_width
-    edges[-1] = max(result.time, edges[-2] + 1e-300) if n_used > 0 else tl.bin_width
-    image = rows_bytes[:, :n_used] / (rows_cap[:, None] * np.diff(edges)[None, :])
+        rows_bytes, rows_cap, labels, what = _heatmap_tiers(result)
+    edges, image = _utilisation_image(result, rows_bytes, rows_cap)
     unit, scale = _time_scale(edges[-1])
 
     n_rows = len(labels)
@@ -296,3 +292,48 @@ def link_heatmap(result, *, links=None, group: str = "auto", max_rows: int = 48,
                  f"\none row per {what}")
     fig.tight_layout()
     return fig
+
+
+def _heatmap_links(result, links, max_rows: int, order: str):
+    """Heatmap rows per link: bytes per bin (rows x bins), capacity per row (bytes/s per
+    direction), labels, the title's row description."""
+    tl = result.timeline
+    util = result.link_utilisation
+    n_links = util.size
+    if links is None:
+        chosen = np.argsort(-util, kind="stable")[: max(1, int(max_rows))]
+    else:
+        chosen = np.asarray(links, dtype=np.int64)
+        if chosen.size == 0 or chosen.min() < 0 or chosen.max() >= n_links:
+            raise ValueError(f"links must be link ids in 0..{n_links - 1}")
+    if order == "index":
+        chosen = np.sort(chosen)
+    labels = [result.link_label(int(k)) for k in chosen]
+    what = "link" if links is not None or chosen.size == n_links else (
+        f"link (busiest {chosen.size} of {n_links})")
+    return tl.link_bytes[chosen], tl.link_capacity[chosen], labels, what
+
+
+def _heatmap_tiers(result):
+    """Heatmap rows per class of link (:func:`_link_groups`): the class's bytes per bin and
+    total capacity (bytes/s per direction), labels with the link count, the row
+    description."""
+    tl = result.timeline
+    labels, index = _link_groups(result)
+    rows_bytes = np.zeros((len(labels), tl.n_bins))
+    np.add.at(rows_bytes, index, tl.link_bytes)
+    rows_cap = np.bincount(index, weights=tl.link_capacity, minlength=len(labels))
+    counts = np.bincount(index, minlength=len(labels))
+    labels = [f"{lbl} ({c} links)" for lbl, c in zip(labels, counts, strict=True)]
+    return rows_bytes, rows_cap, labels, "class of link (bytes / total capacity of the class)"
+
+
+def _utilisation_image(result, rows_bytes, rows_cap) -> tuple[np.ndarray, np.ndarray]:
+    """Bin edges (s) up to the makespan and the utilisation of each row in each bin; the
+    last bin only counts the time it covers."""
+    tl = result.timeline
+    n_used = max(1, min(tl.n_bins, int(np.ceil(result.time / tl.bin_width - 1e-9))))
+    edges = np.arange(n_used + 1) * tl.bin_width
+    edges[-1] = max(result.time, edges[-2] + 1e-300) if n_used > 0 else tl.bin_width
+    image = rows_bytes[:, :n_used] / (rows_cap[:, None] * np.diff(edges)[None, :])
+    return edges, image

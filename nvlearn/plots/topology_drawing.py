@@ -38,6 +38,8 @@ from ..topology import (
 from ..units import format_rate
 from .style import FABRIC_COLOURS, NOTEBOOK_WIDTH, new_figure
 
+__all__ = ["draw_topology"]
+
 _NODE_COLOUR = {
     NODE_GPU: FABRIC_COLOURS["gpu"],
     NODE_NVSWITCH: FABRIC_COLOURS["nvswitch"],
@@ -457,7 +459,8 @@ def draw_topology(topo: Topology, *, max_boxes: int = 4, title: str | None = Non
 
     Parameters
     ----------
-    topo : Topology
+    topo : :class:`~nvlearn.topology.Topology`
+        The fabric: its nodes (kind, tier, name) and cables (kind, rate, count).
     max_boxes : int
         In a multi-server fabric, draw at most this many servers in full (half from each
         end); the rest are elided (they are wired the same way).

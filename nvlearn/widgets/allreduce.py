@@ -124,6 +124,38 @@ def render_state(algorithm: str, size: float, gpus: int, fabric: str,
                  chunks: int | None, model: str = MODELS[0]) -> tuple[str, str, str]:
     """``(svg, table_html, text)`` for one state of the explorer (pure; cached inside).
 
+    Parameters
+    ----------
+    algorithm : str
+        One of :data:`nvlearn.tuner.VARIANTS`, drawn thick; one that cannot run on the
+        fabric is said so in the text.
+    size : float
+        Message size per GPU, bytes (> 0), marked on the chart.
+    gpus : int
+        GPUs, one of the counts :data:`FABRICS` offers for ``fabric``.
+    fabric : str
+        A key of :data:`FABRICS`.
+    chunks : int or None
+        Pipeline depth, one of :data:`CHUNKS`; None: each algorithm at its best.
+    model : str
+        ``"achievable"`` (NCCL's rates, protocols, latencies) or ``"wire"``.
+
+    Returns
+    -------
+    svg : str
+        The time-vs-size chart of the closed forms (:func:`~nvlearn.plots.allreduce.sweep_svg`).
+    table_html : str
+        NCCL's cost table at ``size``, best rows first.
+    text : str
+        The chosen algorithm's time, algbw and busbw, the fastest, the link parameters of
+        the model and NCCL's pick, one per line.
+
+    Raises
+    ------
+    ValueError
+        An unknown model, fabric or algorithm, a GPU count the fabric does not offer,
+        chunks not in :data:`CHUNKS`, or ``size <= 0``.
+
     Examples
     --------
     >>> svg, table, text = render_state("ring", 2**30, 8, "dgx_h100", None)
@@ -191,6 +223,16 @@ class AllreduceExplorer(Controls):
     def __init__(self, algorithm: str = "ring", size: float = 2**20, fabric: str = "dgx_h100",
                  gpus: int = 8, chunks: int | None = None, model: str = MODELS[0],
                  warm: bool = True) -> None:
+        """Build the controls at the given state and draw it.
+
+        Parameters
+        ----------
+        algorithm, size, fabric, gpus, chunks, model
+            The starting state, as in :func:`render_state` (checked the same way).
+        warm : bool
+            First compute the sweeps and NCCL tables of every fabric and GPU count
+            (:func:`warm_caches`), so that no later move waits for one.
+        """
         _check(fabric, gpus, algorithm, size, chunks, model)
         if warm:
             warm_caches()

@@ -217,19 +217,6 @@ class Controls:
 class Explorer(Controls):
     """Controls bound to a pure ``render(**values) -> (Figure, str)`` function.
 
-    Parameters
-    ----------
-    controls : mapping of str to ipywidgets.ValueWidget
-        Keyword name -> control; the control's ``value`` is passed to ``render`` under it.
-    render : callable
-        Pure function of the control values returning ``(figure, text)``, or
-        ``(figure, text, attributes)``: a dict of explorer attributes that belong to the
-        state (cached with it, set on the explorer whenever it is shown).
-    title : str
-        Shown above the controls.
-    prefetch : bool
-        In a kernel, render the states one move away while the learner looks.
-
     Attributes
     ----------
     cached_attrs : tuple of str
@@ -249,6 +236,21 @@ class Explorer(Controls):
         title: str = "",
         prefetch: bool = True,
     ) -> None:
+        """Lay out the controls, the picture and the text, and draw the first state.
+
+        Parameters
+        ----------
+        controls : mapping of str to ipywidgets.ValueWidget
+            Keyword name -> control; the control's ``value`` is passed to ``render`` under it.
+        render : callable
+            Pure function of the control values returning ``(figure, text)``, or
+            ``(figure, text, attributes)``: a dict of explorer attributes that belong to the
+            state (cached with it, set on the explorer whenever it is shown).
+        title : str
+            Shown above the controls.
+        prefetch : bool
+            In a kernel, render the states one move away while the learner looks.
+        """
         self.controls = dict(controls)
         self._render = render
         self._prefetch_enabled = prefetch

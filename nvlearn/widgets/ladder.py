@@ -9,10 +9,29 @@ from nvlearn.plots.ladder import ladder_figure
 from nvlearn.units import format_rate
 from nvlearn.widgets.base import Explorer
 
+__all__ = ["LadderExplorer", "render_ladder"]
+
 
 def render_ladder(direction: str, unit: str, compare: str):
     """Figure and a one-line ratio for the ladder in the chosen convention; the chart
-    highlights H100's NVLink and ``compare`` and draws their ratio."""
+    highlights H100's NVLink and ``compare`` and draws their ratio.
+
+    Parameters
+    ----------
+    direction : {"per_direction", "bidirectional"}
+        Per-direction rates, or both directions added (how NVIDIA quotes NVLink); see
+        :func:`~nvlearn.overview.ladder.bandwidth_ladder`.
+    unit : str
+        ``"bits/s"`` for Gb/s; anything else bytes/s (GB/s).
+    compare : str
+        Label of the rung compared with H100's NVLink 4.
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure
+    text : str
+        Both rates in the chosen convention and unit, and their ratio.
+    """
     bits = unit == "bits/s"
     rows = bandwidth_ladder(direction)
     h100 = next(r for r in rows if r.label.startswith("NVLink 4"))

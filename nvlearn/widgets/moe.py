@@ -45,6 +45,32 @@ def moe_run(fabric: str, experts: int, top_k: int, skew: float, capacity: float,
     """Route and simulate one configuration (cached: revisiting a setting is instant).
 
     Node-limited routing allows half of the fabric's nodes per token (at least one).
+
+    Parameters
+    ----------
+    fabric : str
+        A label of :func:`fabric_choices` (registry key and node count).
+    experts : int
+        Experts in the layer (spread evenly over the GPUs).
+    top_k : int
+        Experts each token is routed to.
+    skew : float
+        Zipf exponent of expert popularity (0 = uniform).
+    capacity : float
+        Capacity factor; 0 for dropless routing (no capacity).
+    tokens : int
+        Tokens per GPU.
+    hidden : int
+        Hidden size: a token row is ``hidden`` bf16 elements (:data:`BYTES_PER_ELEM`
+        bytes each) in dispatch and in combine.
+    routing : {"flat", "dedup"}
+        Flat all-to-all, or node-limited routing (half the nodes per token, at least one)
+        with one copy per node.
+
+    Returns
+    -------
+    :class:`~nvlearn.moe.MoEComm`
+        The simulated dispatch and combine (achievable model), with its routing.
     """
     topo = _topology(fabric)
     n_nodes = max(1, topo.n_gpus // 8)
@@ -65,7 +91,37 @@ def _error_figure(message: str) -> plt.Figure:
 
 def render_moe(experts: int, top_k: int, skew: float, capacity: float, tokens: int,
                hidden: int, fabric: str, routing: str):
-    """Traffic heatmap + per-GPU receive bytes, and a text with drops, times and the limit."""
+    """Traffic heatmap + per-GPU receive bytes, and a text with drops, times and the limit.
+
+    Parameters
+    ----------
+    experts : int
+        Experts in the layer (spread evenly over the GPUs).
+    top_k : int
+        Experts each token is routed to.
+    skew : float
+        Zipf exponent of expert popularity (0 = uniform).
+    capacity : float
+        Capacity factor; 0 for dropless routing (no capacity).
+    tokens : int
+        Tokens per GPU.
+    hidden : int
+        Hidden size: a token row is ``hidden`` bf16 elements (:data:`BYTES_PER_ELEM`
+        bytes each) in dispatch and in combine.
+    fabric : str
+        A label of :func:`fabric_choices` (registry key and node count).
+    routing : {"flat", "dedup"}
+        Flat all-to-all, or node-limited routing (half the nodes per token, at least one)
+        with one copy per node.
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure
+        The overview figure, or a message if the setting is not valid.
+    text : str
+        Routing, drops, dispatch and combine times, the hottest GPU and the limiting link,
+        one per line; or why the setting is not valid.
+    """
     try:
         comm = moe_run(fabric, experts, top_k, round(skew, 3), capacity, tokens, hidden,
                        routing)

@@ -13,6 +13,8 @@ from nvlearn.plots.nextgen import draw_domain
 from nvlearn.units import format_bytes, format_rate, format_time
 from nvlearn.widgets.base import Explorer
 
+__all__ = ["COLLECTIVES", "DomainExplorer", "GPU_COUNTS", "RADIXES", "TAPERS", "render_domain"]
+
 #: GPU counts offered (the simulation stays well under a second up to 256 GPUs).
 GPU_COUNTS = (16, 32, 64, 72, 96, 128, 144, 192, 256)
 RADIXES = (32, 64, 72)
@@ -43,7 +45,31 @@ def _message_figure(message: str):
 
 def render_domain(gpus: int, radix: int, links: int, taper: float, generation: int,
                   collective: str):
-    """The designed domain (one plane drawn, bandwidth bars) and a text report."""
+    """The designed domain (one plane drawn, bandwidth bars) and a text report.
+
+    Parameters
+    ----------
+    gpus : int
+        GPUs in the domain.
+    radix : int
+        Ports per switch chip: 64 for NVSwitch 3, 72 for NVSwitch 4.
+    links : int
+        NVLinks per GPU (= planes).
+    taper : float
+        Leaf down:up ratio (1 = non-blocking); ignored when one tier suffices.
+    generation : int
+        NVLink generation, 4 (H100) or 5 (B200): the link rate and NCCL's constants.
+    collective : {"alltoall", "allreduce"}
+        Simulate a direct all-to-all or a ring all-reduce on the design (achievable model).
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure
+        :func:`~nvlearn.plots.nextgen.draw_domain`, or a message if the design is not valid.
+    text : str
+        Chips, cables, bisection (bytes/s) and the collective's time and busbw, one per
+        line; or why the design is not valid.
+    """
     try:
         plan, r = _simulate(int(gpus), int(radix), int(links), float(taper), int(generation),
                             collective)

@@ -52,7 +52,33 @@ def _refusal_figure(message: str) -> plt.Figure:
 def render_parallelism(model: str, batch: int, fabric: str, gpus: int, tp: int, pp: int,
                        ep: int, zero: int, heatmap: str):
     """Figure (step split | traffic heatmap | memory) and a text; a layout that is not
-    whole, or does not fit in HBM, is refused with the reason."""
+    whole, or does not fit in HBM, is refused with the reason.
+
+    Parameters
+    ----------
+    model : str
+        A preset name (:func:`~nvlearn.parallelism.preset`).
+    batch : int
+        Global batch, sequences per step.
+    fabric : str
+        A fabric registry key (:data:`nvlearn.topology.FABRICS`).
+    gpus : int
+        GPUs; TP x PP must divide it, the rest is data parallelism.
+    tp, pp, ep : int
+        Tensor-, pipeline- and expert-parallel degrees (EP > 1 needs a MoE model).
+    zero : {0, 1, 2, 3}
+        ZeRO stage.
+    heatmap : str
+        Which traffic to draw: ``"all"``, ``"tp"``, ``"pp"``, ``"dp"`` or ``"ep"``.
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure
+        Step split, pair traffic and memory; or the refusal.
+    text : str
+        The step's summary, bubble, bytes sent and exposed time per strategy, memory per
+        GPU; or the refusal.
+    """
     m = preset(model)
     try:
         m = m.with_(global_batch=batch)

@@ -12,6 +12,8 @@ from nvlearn.sim import simulate
 from nvlearn.units import format_time
 from nvlearn.widgets.base import Explorer
 
+__all__ = ["PuzzleExplorer", "baseline_labels", "baseline_run", "render_puzzle"]
+
 
 @lru_cache(maxsize=64)
 def baseline_run(puzzle_id: str, label: str):

@@ -8,6 +8,8 @@ from nvlearn.plots.serdes import eye_diagram
 from nvlearn.serdes.channel import LinkResult, simulate_link
 from nvlearn.widgets.base import Explorer
 
+__all__ = ["EQUALISER_TAPS", "EyeExplorer", "link_summary"]
+
 #: Taps used when the explorer's equaliser is switched on.
 EQUALISER_TAPS = {"ffe_taps": 3, "dfe_taps": 3}
 

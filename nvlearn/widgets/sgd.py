@@ -29,7 +29,31 @@ BUCKETS = {"25 MiB (DDP default)": DDP_BUCKET_BYTES, "100 MiB": 100 * 2**20,
 
 def render_step(workers: int, batch: int, fabric: str, model: str, overlap: bool,
                 bucket: int):
-    """Timeline figure of one step and a text with its numbers and idle cost."""
+    """Timeline figure of one step and a text with its numbers and idle cost.
+
+    Parameters
+    ----------
+    workers : int
+        Data-parallel GPUs.
+    batch : int
+        Global batch, tokens per step.
+    fabric : str
+        A fabric key of :data:`~nvlearn.plots.sgd.FABRIC_STYLE`.
+    model : str
+        A key of :data:`nvlearn.sgd.MODEL_SIZES` (parameter count).
+    overlap : bool
+        Overlap the gradient all-reduce with the backward pass, bucket by bucket (DDP).
+    bucket : int
+        DDP bucket cap, bytes.
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure
+        The step's timeline.
+    text : str
+        Compute, all-reduce and exposed times, scaling efficiency and the idle GPU-hours
+        and energy over the default token budget, one per line.
+    """
     st = step_time(MODEL_SIZES[model], workers, fabric, global_batch_tokens=batch,
                    overlap=overlap, bucket_bytes=bucket)
     cost = idle_cost(st, DEFAULT_TOKEN_BUDGET)

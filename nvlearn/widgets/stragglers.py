@@ -49,7 +49,26 @@ def _compute_max(p: int) -> np.ndarray:
 
 @lru_cache(maxsize=128)
 def fault_run(fabric: str, fault: str, severity: float, algorithm: str):
-    """The cached :func:`~nvlearn.straggle.run_fault` behind one setting of the explorer."""
+    """The cached :func:`~nvlearn.straggle.run_fault` behind one setting of the explorer.
+
+    Parameters
+    ----------
+    fabric : str
+        A label of :func:`fabric_choices` (registry key and node count).
+    fault : {"none", "slow_gpu", "slow_link", "failed_plane", "lost_rail"}
+        The fault (:data:`~nvlearn.plots.stragglers.FAULT_LABELS`).
+    severity : float
+        A slow GPU's delay as a fraction of :data:`MAX_DELAY` (s); a slow link's lost
+        fraction of its rate (the link runs at ``max(0.05, 1 - severity)``); ignored for
+        the other faults.
+    algorithm : str
+        A key of :data:`ALGORITHMS`.
+
+    Returns
+    -------
+    :class:`~nvlearn.straggle.faults.FaultRun`
+        The all-reduce of :data:`N_BYTES` per GPU, healthy and with the fault.
+    """
     kw = {}
     if fault == "slow_gpu":
         kw["delay"] = severity * MAX_DELAY
@@ -66,7 +85,29 @@ def _message_figure(message: str):
 
 
 def render_stragglers(fabric: str, fault: str, severity: float, algorithm: str):
-    """Gantt chart of the faulty all-reduce over the step-time histogram, and a text."""
+    """Gantt chart of the faulty all-reduce over the step-time histogram, and a text.
+
+    Parameters
+    ----------
+    fabric : str
+        A label of :func:`fabric_choices` (registry key and node count).
+    fault : {"none", "slow_gpu", "slow_link", "failed_plane", "lost_rail"}
+        The fault (:data:`~nvlearn.plots.stragglers.FAULT_LABELS`).
+    severity : float
+        A slow GPU's delay as a fraction of :data:`MAX_DELAY` (s); a slow link's lost
+        fraction of its rate (the link runs at ``max(0.05, 1 - severity)``); ignored for
+        the other faults.
+    algorithm : str
+        A key of :data:`ALGORITHMS`.
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure
+        :func:`~nvlearn.plots.stragglers.explorer_figure`, or a message if the setting is
+        not valid.
+    text : str
+        The healthy and faulty times and the step-time statistics, one per line.
+    """
     try:
         run = fault_run(fabric, fault, round(float(severity), 3), algorithm)
     except ValueError as err:

@@ -59,6 +59,14 @@ def render_traffic(fabric: str, pattern: str, policy: str, taper: float, *, node
         Bytes each sending GPU sends.
     runs : int
         Random permutations (and hash seeds) pooled, for the permutation pattern only.
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure
+    text : str
+        The summary (:func:`traffic_summary`).
+    attributes : dict
+        ``{"stats": FlowStats}``, set on the explorer with the state.
     """
     stats = experiment(fabric, pattern, policy, runs=runs if pattern == "permutation" else 1,
                        nodes=nodes, taper=taper, n_bytes=n_bytes)
@@ -71,15 +79,6 @@ class TrafficExplorer(Explorer):
     Each setting is simulated once and cached (so going back is instant). Permutations are
     pooled over ``runs`` random permutations and hash seeds.
 
-    Parameters
-    ----------
-    nodes : int
-        DGX H100 nodes in the fabric (8 GPUs each); 16 keeps every update near a second.
-    n_bytes : float
-        Bytes each sending GPU sends.
-    runs : int
-        Random permutations (and static hash seeds) pooled for the permutation pattern.
-
     Examples
     --------
     >>> ex = TrafficExplorer(nodes=2, n_bytes=1e6)   # doctest: +SKIP
@@ -89,6 +88,17 @@ class TrafficExplorer(Explorer):
     """
 
     def __init__(self, nodes: int = 16, n_bytes: float = 64e6, runs: int = 3) -> None:
+        """Fix the fabric's size and the traffic's volume; the controls choose the rest.
+
+        Parameters
+        ----------
+        nodes : int
+            DGX H100 nodes in the fabric (8 GPUs each); 16 keeps every update near a second.
+        n_bytes : float
+            Bytes each sending GPU sends.
+        runs : int
+            Random permutations (and static hash seeds) pooled for the permutation pattern.
+        """
         self.nodes, self.n_bytes, self.runs = nodes, n_bytes, runs
         self.stats: FlowStats | None = None
         controls = {
