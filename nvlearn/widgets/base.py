@@ -34,6 +34,7 @@ width they need, sliders get a fixed usable track.
 
 from __future__ import annotations
 
+import functools
 import io
 import pickle
 import queue
@@ -53,7 +54,7 @@ from PIL import Image
 from nvlearn.widgets import worker
 
 __all__ = ["PREFETCH_DELAY_S", "SLIDER_WIDTH", "Controls", "Explorer", "control_row",
-           "fabric_label", "figure_png", "fit_control"]
+           "fabric_label", "fabric_options", "figure_png", "fit_control", "labelled_fabric"]
 
 #: Width of a slider (label, track and readout) in the control row.
 SLIDER_WIDTH = "440px"
@@ -112,6 +113,27 @@ def fabric_label(key: str, nodes: int | None = None) -> str:
     kind, gpus = FABRICS[key], fabric(key, nodes).n_gpus
     return (f"{kind.label}, {nodes} nodes ({gpus} GPUs)" if kind.multi_node
             else f"{kind.label} ({gpus} GPUs)")
+
+
+@functools.cache
+def fabric_options(sizes: tuple[tuple[str, int | None], ...]) -> dict[str, tuple[str, int | None]]:
+    """A fabric dropdown's options: :func:`fabric_label` -> ``(registry key, nodes)`` for
+    each ``(key, nodes)`` of ``sizes`` (built once per ``sizes``; do not modify the dict).
+
+    Examples
+    --------
+    >>> list(fabric_options((("dgx_h100", None), ("ib_cluster", 2))))
+    ['DGX H100 (8 GPUs)', 'InfiniBand cluster, 2 nodes (16 GPUs)']
+    """
+    return {fabric_label(key, nodes): (key, nodes) for key, nodes in sizes}
+
+
+def labelled_fabric(sizes: tuple[tuple[str, int | None], ...], label: str):
+    """The Topology behind dropdown option ``label`` of :func:`fabric_options` ``(sizes)``,
+    from the fabric registry (built once per process)."""
+    from nvlearn.topology import fabric
+
+    return fabric(*fabric_options(sizes)[label])
 
 
 def control_row(controls) -> W.Box:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
@@ -11,9 +11,8 @@ from nvlearn.moe import MoEComm, route, simulate_moe
 from nvlearn.plots.moe import overview_figure
 from nvlearn.plots.style import NOTEBOOK_WIDTH, new_figure
 from nvlearn.sim.models import injection_bw_per_dir
-from nvlearn.topology import fabric as build_fabric
 from nvlearn.units import format_bytes, format_time
-from nvlearn.widgets.base import Explorer, fabric_label
+from nvlearn.widgets.base import Explorer, fabric_label, fabric_options, labelled_fabric
 
 __all__ = ["BYTES_PER_ELEM", "CAPACITY_CHOICES", "FABRIC_SIZES", "MoEExplorer",
            "ROUTING_CHOICES", "fabric_choices", "moe_run", "render_moe"]
@@ -28,15 +27,14 @@ ROUTING_CHOICES = (("flat", "flat"), ("node-limited + dedup", "dedup"))
 BYTES_PER_ELEM = 2  # bf16 token rows in both directions
 
 
-@cache
 def fabric_choices() -> dict[str, tuple[str, int | None]]:
-    """The fabric dropdown's options: label (:func:`~nvlearn.widgets.base.fabric_label`)
-    -> (registry key, nodes)."""
-    return {fabric_label(key, nodes): (key, nodes) for key, nodes in FABRIC_SIZES}
+    """The fabric dropdown's options: label -> (registry key, nodes) (see
+    :func:`~nvlearn.widgets.base.fabric_options`)."""
+    return fabric_options(FABRIC_SIZES)
 
 
 def _topology(fabric: str):
-    return build_fabric(*fabric_choices()[fabric])
+    return labelled_fabric(FABRIC_SIZES, fabric)
 
 
 @lru_cache(maxsize=64)

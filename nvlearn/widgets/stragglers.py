@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import ipywidgets as W
 import numpy as np
@@ -10,9 +10,8 @@ import numpy as np
 from nvlearn.plots.stragglers import ALGO_LABELS, FAULT_LABELS, explorer_figure
 from nvlearn.plots.style import NOTEBOOK_WIDTH, new_figure
 from nvlearn.straggle import ShiftedExponential, monte_carlo_max, run_fault
-from nvlearn.topology import fabric as build_fabric
 from nvlearn.units import format_bytes, format_time
-from nvlearn.widgets.base import Explorer, fabric_label
+from nvlearn.widgets.base import Explorer, fabric_label, fabric_options, labelled_fabric
 
 __all__ = ["ALGORITHMS", "FABRIC_SIZES", "JITTER", "MAX_DELAY", "N_BYTES", "STEPS",
            "StragglerExplorer", "fabric_choices", "fault_run", "render_stragglers"]
@@ -31,15 +30,14 @@ JITTER = ShiftedExponential(10e-3, 0.5e-3)
 STEPS = 4000
 
 
-@cache
 def fabric_choices() -> dict[str, tuple[str, int | None]]:
-    """The fabric dropdown's options: label (:func:`~nvlearn.widgets.base.fabric_label`)
-    -> (registry key, nodes)."""
-    return {fabric_label(key, nodes): (key, nodes) for key, nodes in FABRIC_SIZES}
+    """The fabric dropdown's options: label -> (registry key, nodes) (see
+    :func:`~nvlearn.widgets.base.fabric_options`)."""
+    return fabric_options(FABRIC_SIZES)
 
 
 def _topology(fabric: str):
-    return build_fabric(*fabric_choices()[fabric])
+    return labelled_fabric(FABRIC_SIZES, fabric)
 
 
 @lru_cache(maxsize=4)
