@@ -62,11 +62,12 @@ lab: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# One pytest run: tests/ (unit, packaging, notebook hygiene, browser) and every notebook
-# executed top to bottom by nbval; only cells marked "# NBVAL_CHECK_OUTPUT" are compared.
-# Serial on purpose (see README, "Testing").
+# One pytest run: tests/ (unit, packaging, notebook hygiene, browser), every docstring example
+# in nvlearn/, and every notebook executed top to bottom by nbval; only cells marked
+# "# NBVAL_CHECK_OUTPUT" are compared. Serial on purpose (see README, "Testing").
 test: lint
-	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests nvlearn notebooks --doctest-modules --nbval-lax \
+	    --nbval-current-env $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
