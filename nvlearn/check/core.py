@@ -31,6 +31,11 @@ from numbers import Real
 
 from nvlearn import units
 
+__all__ = [
+    "UNIT_ALIASES", "CheckResult", "parse_answer", "recording_references", "verify",
+    "verify_choice", "verify_prediction"
+]
+
 # Linear time, even when the match fails: the number is an atomic group (Python 3.11+), so a
 # long run of digits is never re-split between the number and the unit (the old pattern took
 # seconds for a thousand digits followed by junk, and grew as the square).

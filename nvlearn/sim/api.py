@@ -19,6 +19,11 @@ from .engine import Fabric, Ops, Output, run
 from .models import DEFAULT_MODEL, achievable_inputs, check_model
 from .result import SimResult, Timeline
 
+__all__ = [
+    "BATCH_RTOL", "REPAIR_SHARE", "ROUTE_SETS_KEPT", "effective_capacity", "op_routes",
+    "participant_nodes", "simulate"
+]
+
 #: Events closer than this (relative to the current time) are processed as one batch.
 BATCH_RTOL = 1e-12
 #: Largest share of the flows in progress an event's incremental re-solve may touch before

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from .._jit import njit
 
+__all__ = ["add", "fit"]
+
 
 @njit
 def fit(bins, width, t):

@@ -21,6 +21,8 @@ import numpy as np
 
 from .._jit import njit
 
+__all__ = ["fill_components", "max_min_rates", "solo_rates"]
+
 
 @njit
 def solo_rates(capacity, path_indptr, path_link, path_frac):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from .._jit import njit
 
+__all__ = ["pop", "push", "update"]
+
 
 @njit
 def _sift_up(times, ops, pos, i, t, op):

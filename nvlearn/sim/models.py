@@ -74,6 +74,12 @@ from ..topology import (
     NODE_GPU,
 )
 
+__all__ = [
+    "DEFAULT_MODEL", "MODELS", "NCCL_ROW", "PATH_TYPES", "Achievable", "achievable_capacity",
+    "achievable_inputs", "check_model", "in_switch_round_trip", "injection_bw_per_dir",
+    "kind_fractions", "nccl_protocol", "nccl_row", "path_types", "software_latency"
+]
+
 #: The simulator's models; the first is the default.
 MODELS: tuple[str, ...] = ("achievable", "wire")
 DEFAULT_MODEL = MODELS[0]
