@@ -494,7 +494,8 @@ def run(fabric, ops, n_bins, bin_width, rtol, repair_share):
     fabric : Fabric
         The links' capacities (bytes/s per direction, > 0 on every link a route crosses; a
         link may stand for a class of equivalent links,
-        :func:`~nvlearn.sim.constraints.merge_equivalent_links`), the routes over them (CSR) and each route's latency (seconds, >= 0).
+        :func:`~nvlearn.sim.constraints.merge_equivalent_links`), the routes over them
+        (CSR) and each route's latency (seconds, >= 0).
     ops : Ops
         The transfers: bytes (>= 0), delays (seconds, >= 0), route indices into ``fabric``,
         sending and receiving participants (``0 <= p < ops.n_participants``) and
