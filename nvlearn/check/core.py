@@ -273,6 +273,28 @@ def verify_prediction(answer: object, choices: tuple[str, ...]) -> CheckResult:
 def verify_choice(answer: object, correct: str, *, choices: tuple[str, ...], hint: str):
     """Check a multiple-choice answer (case-insensitive, surrounding spaces ignored).
 
+    Parameters
+    ----------
+    answer : object
+        The learner's choice, read as ``str(answer)``; one not among ``choices`` (``None``
+        included) is "not yet" with the list of choices.
+    correct : str
+        The right choice; must be one of ``choices`` (as spelt there).
+    choices : tuple of str
+        Every choice offered.
+    hint : str
+        Shown for a wrong choice among ``choices``. Must not contain the answer.
+
+    Returns
+    -------
+    CheckResult
+        Displays as "right" or "not yet — <hint>".
+
+    Raises
+    ------
+    ValueError
+        ``correct`` is not among ``choices`` (an exercise author's error).
+
     Examples
     --------
     >>> verify_choice("Ring", "ring", choices=("ring", "tree"), hint="count the steps")
