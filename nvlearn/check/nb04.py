@@ -118,7 +118,8 @@ def explorer_times(fabric: str, gpus: int, size: float, model: str = "achievable
         The all-reduce's buffer, bytes; linear interpolation between the sweep's sizes,
         clamped to its ends.
     model : {"achievable", "wire"}
-        The simulator's model of the fabric (:mod:`nvlearn.sim.models`).
+        The model of the fabric whose rates and latencies the closed forms use
+        (:data:`nvlearn.sim.models.MODELS`).
 
     Returns
     -------
