@@ -462,8 +462,8 @@ def in_switch_round_trip(schedule, op_path: np.ndarray, wire_latency: np.ndarray
     Returns
     -------
     float
-        Twice the slowest up-route's plus the slowest down-route's latency, seconds; 0.0
-        for a schedule with no traffic through a switch participant.
+        Twice the sum of the slowest up-route's and the slowest down-route's latency,
+        seconds; 0.0 for a schedule without both up and down traffic through a switch.
 
     Examples
     --------
