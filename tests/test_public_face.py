@@ -26,7 +26,7 @@ DONE = [
     "collectives", "topology", "schedule", "dataplane", "units", "numerics", "measurements",
     "progress", "_jit", "serdes", "tuner", "sgd", "moe", "parallelism", "straggle", "nextgen",
     "puzzles", "specs/__init__", "specs/catalogue", "specs/provenance", "specs/records",
-    "specs/nccl", "specs/loader", "overview", "switching", "plots", "widgets",
+    "specs/nccl", "specs/loader", "overview", "switching", "plots", "widgets", "sim", "check",
 ]
 
 

@@ -31,6 +31,11 @@ from numbers import Real
 
 from nvlearn import units
 
+__all__ = [
+    "UNIT_ALIASES", "CheckResult", "parse_answer", "recording_references", "verify",
+    "verify_choice", "verify_prediction"
+]
+
 # Linear time, even when the match fails: the number is an atomic group (Python 3.11+), so a
 # long run of digits is never re-split between the number and the unit (the old pattern took
 # seconds for a thousand digits followed by junk, and grew as the square).
@@ -267,6 +272,28 @@ def verify_prediction(answer: object, choices: tuple[str, ...]) -> CheckResult:
 
 def verify_choice(answer: object, correct: str, *, choices: tuple[str, ...], hint: str):
     """Check a multiple-choice answer (case-insensitive, surrounding spaces ignored).
+
+    Parameters
+    ----------
+    answer : object
+        The learner's choice, read as ``str(answer)``; one not among ``choices`` (``None``
+        included) is "not yet" with the list of choices.
+    correct : str
+        The right choice; must be one of ``choices`` (as spelt there).
+    choices : tuple of str
+        Every choice offered.
+    hint : str
+        Shown for a wrong choice among ``choices``. Must not contain the answer.
+
+    Returns
+    -------
+    CheckResult
+        Displays as "right" or "not yet — <hint>".
+
+    Raises
+    ------
+    ValueError
+        ``correct`` is not among ``choices`` (an exercise author's error).
 
     Examples
     --------

@@ -89,7 +89,23 @@ def compute_seconds(answer) -> CheckResult:
 def smallest_batch(threshold: float = 0.8, n_gpus: int = 8192,
                    fabric: str = "ib_cluster") -> float:
     """The smallest global batch of :data:`BATCH_CHOICES` at which a 7B step (no overlap)
-    reaches ``threshold`` efficiency, or NaN."""
+    reaches ``threshold`` efficiency, or NaN.
+
+    Parameters
+    ----------
+    threshold : float
+        The efficiency to reach: compute time over step time, in (0, 1].
+    n_gpus : int
+        Data-parallel GPUs, >= 1.
+    fabric : {"pcie_box", "ib_cluster", "nvlink_pod"}
+        The fabric the gradients' all-reduce crosses (:func:`nvlearn.sgd.steptime.step_time`).
+
+    Returns
+    -------
+    float
+        The batch, tokens per step over all GPUs; NaN if no batch of :data:`BATCH_CHOICES`
+        reaches ``threshold``.
+    """
     for batch in BATCH_CHOICES:
         if step_time(7e9, n_gpus, fabric, global_batch_tokens=batch).efficiency >= threshold:
             return float(batch)

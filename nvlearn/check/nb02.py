@@ -62,7 +62,29 @@ def closing_loss_db(modulation: str, snr_db: float, target_ber: float, *,
                     n_symbols: int = 100_000, seed: int = 2,
                     losses: range = range(0, 21)) -> float | None:
     """The smallest channel loss (whole dB) at which the equalised link's measured BER
-    reaches ``target_ber`` -- what the eye explorer shows, swept -- or None within ``losses``."""
+    reaches ``target_ber`` -- what the eye explorer shows, swept -- or None within ``losses``.
+
+    Parameters
+    ----------
+    modulation : {"NRZ", "PAM4", "PAM8"}
+        The line code (:func:`nvlearn.serdes.channel.simulate_link`).
+    snr_db : float
+        Peak SNR at the receiver input, dB.
+    target_ber : float
+        The bit error rate that counts as closed, in (0, 1).
+    n_symbols : int
+        Symbols simulated per loss (>= 16).
+    seed : int
+        Seed of the simulated noise and symbols (the same at every loss).
+    losses : range of int
+        Channel losses at Nyquist tried in order, dB (0 .. 60).
+
+    Returns
+    -------
+    float or None
+        The first loss in ``losses`` whose measured BER reaches ``target_ber``, dB; None if
+        none does.
+    """
     for loss in losses:
         r = simulate_link(n_symbols, modulation, snr_db=snr_db, loss_db=float(loss),
                           seed=seed, **EQUALISER_TAPS)

@@ -105,7 +105,27 @@ def nvls_busbw_gbs(answer) -> CheckResult:
 
 def explorer_times(fabric: str, gpus: int, size: float, model: str = "achievable"):
     """The all-reduce times the explorer draws (closed forms, each algorithm at its best
-    pipeline depth), interpolated at ``size``: {algorithm: seconds}."""
+    pipeline depth), interpolated at ``size``: {algorithm: seconds}.
+
+    Parameters
+    ----------
+    fabric : {"dgx_h100", "nvlink_pod", "ib_cluster"}
+        The explorer's fabric (:data:`nvlearn.widgets.allreduce.FABRICS`).
+    gpus : int
+        GPUs taking part; one of the explorer's counts for ``fabric``
+        (:data:`nvlearn.widgets.allreduce.GPU_COUNTS`).
+    size : float
+        The all-reduce's buffer, bytes; linear interpolation between the sweep's sizes,
+        clamped to its ends.
+    model : {"achievable", "wire"}
+        The model of the fabric whose rates and latencies the closed forms use
+        (:data:`nvlearn.sim.models.MODELS`).
+
+    Returns
+    -------
+    dict of str to float
+        Each algorithm the explorer draws, and its all-reduce time, seconds.
+    """
     from nvlearn.widgets.allreduce import _sweep
 
     sw = _sweep(fabric, gpus, None, model)

@@ -7,6 +7,11 @@ from nvlearn.check.core import CheckResult, verify, verify_choice
 from nvlearn.moe import expert_capacity, route, simulate_moe
 from nvlearn.topology import LINK_KIND_KEYS, ib_cluster
 
+__all__ = [
+    "HIDDEN", "TOKENS", "TOP_K", "capacity_slots", "dedup_ratio", "dispatch_mb_per_gpu",
+    "ib_dispatch_ms", "limiting_link_kind"
+]
+
 #: The DeepEP benchmark layer used in exercises 2-3: tokens per GPU, top-k, hidden size.
 TOKENS, TOP_K, HIDDEN = 4096, 8, 7168
 

@@ -13,6 +13,11 @@ import numpy as np
 
 from nvlearn.check.core import CheckResult, _not_yet, verify, verify_choice
 
+__all__ = [
+    "SCALE", "SHIFT", "TREE_SEVERITY", "backup_workers_k", "idle_gpu_hours",
+    "local_sgd_once_per_epoch", "slow_link_slowdown", "tree_delay_share", "two_planes_slowdown"
+]
+
 #: Exercises 5 and 7: the jitter model they state (shift, scale in seconds).
 SHIFT, SCALE = 1.0, 0.02
 #: Exercise 4: the explorer's slow GPU at this severity (1 ms late), NCCL's tree in one DGX.

@@ -21,6 +21,13 @@ from nvlearn.parallelism import (
 )
 from nvlearn.parallelism.steptime import check_layout
 
+__all__ = [
+    "DESIGN_BASELINE", "DESIGN_FABRIC", "DESIGN_GPUS", "DESIGN_MODEL", "DESIGN_SPEEDUP",
+    "SPAN_BATCH", "SPAN_LAYOUT", "SPAN_MODEL", "STATES_LAYOUT", "STATES_MODEL",
+    "design_layout", "min_micro_batches", "pod_gain_strategy", "span_speedup",
+    "states_gb_per_gpu", "tp_gb_per_gpu", "zero3_ratio"
+]
+
 #: Exercise 3: the model, fabric, GPUs, Megatron-LM's published layout for it and the margin.
 DESIGN_MODEL, DESIGN_FABRIC, DESIGN_GPUS = "gpt_146b", "ib_cluster", 256
 DESIGN_BASELINE = Layout(tp=8, pp=8, dp=4)

@@ -10,6 +10,8 @@ import numpy as np
 from nvlearn import collectives
 from nvlearn.check.core import CheckResult, verify
 
+__all__ = ["hierarchical_cross_mib", "ring_rs_sent_mib"]
+
 MiB = 2.0**20
 
 

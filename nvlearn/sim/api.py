@@ -19,6 +19,11 @@ from .engine import Fabric, Ops, Output, run
 from .models import DEFAULT_MODEL, achievable_inputs, check_model
 from .result import SimResult, Timeline
 
+__all__ = [
+    "BATCH_RTOL", "REPAIR_SHARE", "ROUTE_SETS_KEPT", "effective_capacity", "op_routes",
+    "participant_nodes", "simulate"
+]
+
 #: Events closer than this (relative to the current time) are processed as one batch.
 BATCH_RTOL = 1e-12
 #: Largest share of the flows in progress an event's incremental re-solve may touch before
@@ -36,6 +41,28 @@ def participant_nodes(topology, schedule, ranks: Sequence[int] | None = None) ->
     ``r`` on GPU ``r``. A switch participant (SHARP / NVLS) is the topology node whose name
     equals its role: its traffic is modelled as ordinary flows to and from that switch
     (in-switch reduction and multicast are not modelled yet).
+
+    Parameters
+    ----------
+    topology : Topology
+        The fabric; its GPUs are ``topology.gpus`` (``topology.n_gpus`` of them).
+    schedule : Schedule
+        The ops; ``schedule.n_ranks`` ranks (at most ``topology.n_gpus``) followed by its
+        switch participants, whose roles name nodes of ``topology``.
+    ranks : sequence of int, optional
+        GPU index (``0 <= g < topology.n_gpus``, all different) of each rank, one per rank;
+        default: rank ``r`` on GPU ``r``.
+
+    Returns
+    -------
+    ndarray of int64, shape (schedule.n_participants,)
+        The topology node of each participant: the ranks' GPUs, then the switches.
+
+    Raises
+    ------
+    ValueError
+        More ranks than GPUs, ``ranks`` of the wrong length, type or range or with a GPU
+        twice, or a switch role that names no node.
 
     Examples
     --------
@@ -126,6 +153,16 @@ def op_routes(topology, schedule, nodes: np.ndarray):
     The routes of a :class:`~nvlearn.topology.Topology` are computed once per set of pairs
     and reused by later calls (a Topology is frozen, and its routing policy is part of it);
     the arrays are read-only.
+
+    Parameters
+    ----------
+    topology : Topology
+        The fabric whose routing policy routes the ops.
+    schedule : Schedule
+        The ops; op ``i`` goes from participant ``schedule.op_src[i]`` to
+        ``schedule.op_dst[i]``.
+    nodes : ndarray of int
+        The topology node of each participant (:func:`participant_nodes`).
 
     Returns
     -------
@@ -266,7 +303,10 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     Parameters
     ----------
     topology : Topology
+        The fabric: nodes, links (capacity in bytes/s per direction) and routing policy.
     schedule : Schedule
+        The ops to run (:mod:`nvlearn.collectives` builds them); at most
+        ``topology.n_gpus`` ranks.
     model : {"achievable", "wire"}
         Which model of the fabric (module :mod:`nvlearn.sim.models`).
     protocol : {"ll", "ll128", "simple"}, optional
@@ -283,6 +323,8 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     Returns
     -------
     SimResult
+        Per-op times (seconds), per-link bytes and utilisation, the timeline, and the
+        collective's time, algbw and busbw (bytes/s).
 
     Raises
     ------

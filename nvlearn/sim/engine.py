@@ -488,6 +488,39 @@ def run(fabric, ops, n_bins, bin_width, rtol, repair_share):
     (relative) are one batch; ``repair_share`` is the largest share of the flows in
     progress an incremental re-solve may touch (0: always re-solve components whole).
     Returns an :class:`Output`.
+
+    Parameters
+    ----------
+    fabric : Fabric
+        The links' capacities (bytes/s per direction, > 0 on every link a route crosses; a
+        link may stand for a class of equivalent links,
+        :func:`~nvlearn.sim.constraints.merge_equivalent_links`), the routes over them
+        (CSR) and each route's latency (seconds, >= 0).
+    ops : Ops
+        The transfers: bytes (>= 0), delays (seconds, >= 0), route indices into ``fabric``,
+        sending and receiving participants (``0 <= p < ops.n_participants``) and
+        dependencies (CSR). An op on a dependency cycle never becomes ready.
+    n_bins : int
+        Bins of the timeline, even and >= 2; the width doubles as time passes the last
+        bin (:mod:`nvlearn.sim.bins`), so the count stays fixed.
+    bin_width : float
+        The first bin width, seconds (> 0).
+    rtol : float
+        Events within ``rtol * |t|`` of the earliest pending time ``t`` are one batch
+        (relative, >= 0; :data:`nvlearn.sim.api.BATCH_RTOL` by default in
+        :func:`~nvlearn.sim.simulate`).
+    repair_share : float
+        Largest share of the flows in progress (0 to 1) the incremental re-solve
+        (:func:`nvlearn.sim.repair.repair`) may grow to; 0 always re-solves the touched
+        components whole.
+
+    Returns
+    -------
+    Output
+        Per-op ready, start, sent and end times (seconds; start, sent and end are NaN for
+        ops that never got there), unmet dependencies, per-link bytes and busy seconds, the timeline
+        (``n_links + 2`` rows of bytes per bin; the width in seconds), per-participant
+        send and receive busy seconds, and the event and batch counts.
     """
     n_ops, n_lk = ops.bytes.shape[0], fabric.capacity.shape[0]
     lists = _new_lists(n_lk, ops, fabric)

@@ -21,11 +21,31 @@ import numpy as np
 
 from .._jit import njit
 
+__all__ = ["fill_components", "max_min_rates", "solo_rates"]
+
 
 @njit
 def solo_rates(capacity, path_indptr, path_link, path_frac):
     """Rate (bytes/s) of each route's flow when it has the fabric to itself: the minimum
-    over its links of capacity / (its fraction on the link)."""
+    over its links of capacity / (its fraction on the link).
+
+    Parameters
+    ----------
+    capacity : ndarray of float64
+        Each link's capacity, bytes/s per direction (> 0 on every link a route crosses).
+    path_indptr : ndarray of int, shape (n_paths + 1,)
+        CSR index: route ``p`` is entries ``path_indptr[p] : path_indptr[p + 1]``.
+    path_link : ndarray of int
+        Each entry's link id, ``0 <= id < len(capacity)``.
+    path_frac : ndarray of float64
+        Each entry's fraction of the flow's bytes on that link (> 0); a link listed twice in
+        one route counts with the sum of its fractions.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_paths,)
+        Each route's solo rate, bytes/s; ``inf`` for a route of no link.
+    """
     n_paths = path_indptr.shape[0] - 1
     weight = np.zeros(capacity.shape[0])
     solo = np.full(n_paths, np.inf)
@@ -60,6 +80,58 @@ def fill_components(seeds, n_seeds, stamp, capacity, lk_base, lk_n, lk_ent, lk_v
     ``comp_links``/``comp_slots``; rates (bytes/s) go to ``rate_out[slot]`` and the link
     that froze each flow to ``bottleneck[slot]`` (-1 for a flow alone). ``frozen``,
     ``weight``, ``load`` and ``unfrozen`` are scratch. Returns ``(n_links, n_slots)``.
+
+    Parameters
+    ----------
+    seeds : ndarray of int
+        Link ids whose components are filled; only ``seeds[:n_seeds]`` are read.
+    n_seeds : int
+        How many seeds, ``0 <= n_seeds <= len(seeds)``.
+    stamp : int
+        This call's mark, different from every earlier call's on the same ``lk_vis``,
+        ``sl_vis`` and ``frozen`` (the engine counts it up), so they need no clearing.
+    capacity : ndarray of float64
+        Each link's capacity, bytes/s per direction (> 0).
+    lk_base : ndarray of int
+        Start of each link's flow list in ``lk_ent``.
+    lk_n : ndarray of int
+        Length of each link's flow list; shortened in place as finished flows are dropped.
+    lk_ent : ndarray of int64
+        The per-link flow lists, each entry ``op << 32 | e``; compacted in place.
+    lk_vis : ndarray of int64
+        Per link: set to ``stamp`` when the search reaches it.
+    op_slot : ndarray of int
+        Each op's slot (its index into the per-flow arrays), -1 once it has finished.
+    slot_path : ndarray of int
+        Each slot's route index into ``path_indptr``.
+    sl_vis : ndarray of int64
+        Per slot: set to ``stamp`` when the search reaches it.
+    path_indptr, path_link, path_frac : ndarray
+        The routes in CSR form, as for :func:`solo_rates`.
+    path_solo : ndarray of float64
+        Each route's solo rate, bytes/s (:func:`solo_rates`).
+    comp_links : ndarray of int32
+        Out: the links reached, in ``comp_links[:n_links]`` (length >= the number of links).
+    comp_slots : ndarray of int32
+        Out: the slots reached, in ``comp_slots[:n_slots]`` (length >= the number of slots).
+    rate_out : ndarray of float64
+        Out: each reached slot's max-min fair rate, bytes/s.
+    bottleneck : ndarray of int64
+        Out: each reached slot's bottleneck link, -1 for a flow alone in its component.
+    frozen : ndarray of int64
+        Scratch, per slot: set to ``stamp`` when the slot's rate is fixed.
+    weight, load : ndarray of float64
+        Scratch, per link: the unfrozen flows' summed fractions, and the frozen flows' load
+        (bytes/s).
+    unfrozen : ndarray of int64
+        Scratch, per link: how many of its flows are not yet frozen.
+
+    Returns
+    -------
+    n_links : int
+        The number of links reached, listed in ``comp_links[:n_links]``.
+    n_slots : int
+        The number of flows (slots) reached, listed in ``comp_slots[:n_slots]``.
     """
     n_links = 0
     n_slots = 0
@@ -191,7 +263,9 @@ def max_min_rates(capacity, indptr, link, frac) -> np.ndarray:
 
     Parameters
     ----------
-    capacity : array of float, bytes/s per direction, one per link (> 0)
+    capacity : array_like of float
+        Each link's capacity, bytes/s per direction; finite and > 0 on every link a flow
+        crosses.
     indptr : int array (n_flows + 1,)
         Flow ``i`` crosses ``link[indptr[i]:indptr[i + 1]]`` (CSR, like
         :meth:`Topology.routes`).

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from .._jit import njit
 
+__all__ = ["pop", "push", "update"]
+
 
 @njit
 def _sift_up(times, ops, pos, i, t, op):
@@ -47,14 +49,56 @@ def _sift_down(times, ops, pos, n, i, t, op):
 
 @njit
 def push(times, ops, pos, n, t, op):
-    """Insert ``op`` at time ``t`` into a heap of ``n`` entries; returns ``n + 1``."""
+    """Insert ``op`` at time ``t`` into a heap of ``n`` entries; returns ``n + 1``.
+
+    Parameters
+    ----------
+    times : ndarray of float64
+        Heap entries' times, seconds (one slot per op).
+    ops : ndarray of int
+        Heap entries' op indices.
+    pos : ndarray of int
+        Each op's place in the heap, -1 if absent; kept in step with ``ops``.
+    n : int
+        The number of entries in the heap, ``0 <= n <= len(times)``.
+    t : float
+        The op's time, seconds.
+    op : int
+        The op to insert; must not be in the heap already (``pos[op] == -1``).
+
+    Returns
+    -------
+    int
+        The new number of entries, ``n + 1``.
+    """
     _sift_up(times, ops, pos, n, t, op)
     return n + 1
 
 
 @njit
 def pop(times, ops, pos, n):
-    """Remove the earliest entry; returns ``(t, op, n - 1)``. ``n`` must be > 0."""
+    """Remove the earliest entry; returns ``(t, op, n - 1)``. ``n`` must be > 0.
+
+    Parameters
+    ----------
+    times : ndarray of float64
+        Heap entries' times, seconds (one slot per op).
+    ops : ndarray of int
+        Heap entries' op indices.
+    pos : ndarray of int
+        Each op's place in the heap, -1 if absent; kept in step with ``ops``.
+    n : int
+        The number of entries in the heap, ``0 < n <= len(times)``.
+
+    Returns
+    -------
+    t : float
+        The earliest time, seconds.
+    op : int
+        Its op, now out of the heap (``pos[op] == -1``).
+    n : int
+        The new number of entries, ``n - 1``.
+    """
     t = times[0]
     op = ops[0]
     pos[op] = -1
@@ -66,7 +110,28 @@ def pop(times, ops, pos, n):
 
 @njit
 def update(times, ops, pos, n, op, t):
-    """Move ``op`` (in the heap) to time ``t``."""
+    """Move ``op`` (in the heap) to time ``t``.
+
+    Parameters
+    ----------
+    times : ndarray of float64
+        Heap entries' times, seconds (one slot per op).
+    ops : ndarray of int
+        Heap entries' op indices.
+    pos : ndarray of int
+        Each op's place in the heap, -1 if absent; kept in step with ``ops``.
+    n : int
+        The number of entries in the heap, ``0 <= n <= len(times)``.
+    op : int
+        The op to move; must be in the heap (``pos[op] >= 0``).
+    t : float
+        Its new time, seconds (earlier or later).
+
+    Returns
+    -------
+    None
+        The arrays are updated in place.
+    """
     i = pos[op]
     if i > 0 and times[(i - 1) >> 1] > t:
         _sift_up(times, ops, pos, i, t, op)

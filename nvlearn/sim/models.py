@@ -74,6 +74,12 @@ from ..topology import (
     NODE_GPU,
 )
 
+__all__ = [
+    "DEFAULT_MODEL", "MODELS", "NCCL_ROW", "PATH_TYPES", "Achievable", "achievable_capacity",
+    "achievable_inputs", "check_model", "in_switch_round_trip", "injection_bw_per_dir",
+    "kind_fractions", "nccl_protocol", "nccl_row", "path_types", "software_latency"
+]
+
 #: The simulator's models; the first is the default.
 MODELS: tuple[str, ...] = ("achievable", "wire")
 DEFAULT_MODEL = MODELS[0]
@@ -168,6 +174,30 @@ def kind_fractions(topology, protocol: str = "simple", nccl_algorithm: str = "ri
                    model: specs.NCCLModel | None = None) -> dict[int, float]:
     """Achievable / wire rate per link kind (``LINK_*`` -> fraction) before the LL cap.
 
+    Parameters
+    ----------
+    topology : Topology
+        The fabric; its GPU (``topology.gpu``, default H100) sets the architecture's constants.
+    protocol : {"ll", "ll128", "simple"}
+        NCCL's protocol, whose payload share of the line (LL 8/16, LL128 120/128, Simple 1)
+        multiplies every kind.
+    nccl_algorithm : {"ring", "tree", "nvls", "nvls_tree"}
+        NCCL's algorithm whose constants apply (:func:`nccl_row`); the in-switch ones (NVLS,
+        NVLSTree) run NVLink at ``nvlsEfficiency``.
+    model : NCCLModel, optional
+        NCCL's constants; default :func:`nvlearn.specs.nccl`.
+
+    Returns
+    -------
+    dict of int to float
+        For every link kind (``LINK_NVLINK``, ``LINK_NVLINK_NETWORK``, ``LINK_PCIE``,
+        ``LINK_IB``, ``LINK_ETH``): achievable bytes/s over wire bytes/s, in (0, 1].
+
+    Raises
+    ------
+    ValueError
+        NCCL has no constants for the GPU's architecture, or an unknown protocol.
+
     Examples
     --------
     >>> from nvlearn.topology import dgx_h100, LINK_NVLINK
@@ -199,6 +229,20 @@ def path_types(topology, indptr: np.ndarray, link: np.ndarray) -> np.ndarray:
     """Index into :data:`PATH_TYPES` of each route: its slowest link class (-1 for a route
     with no links: a GPU's copy into its own buffer).
 
+    Parameters
+    ----------
+    topology : Topology
+        The fabric whose ``link_kind`` classifies the links.
+    indptr : ndarray of int, shape (n_routes + 1,)
+        CSR index of the routes: route ``p`` is ``link[indptr[p]:indptr[p + 1]]``.
+    link : ndarray of int
+        Link ids of the routes' entries.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_routes,)
+        0 (NVLink), 1 (PCIe) or 2 (network) per route, or -1 for a route of no link.
+
     Examples
     --------
     >>> from nvlearn.topology import ib_cluster
@@ -219,6 +263,27 @@ def path_types(topology, indptr: np.ndarray, link: np.ndarray) -> np.ndarray:
 def nccl_protocol(topology, collective: str, n_ranks: int, nccl_size: float,
                   nccl_algorithm: str) -> tuple[str, str]:
     """The protocol NCCL's tuner would run, and why (Simple where it prices nothing).
+
+    Parameters
+    ----------
+    topology : Topology
+        The fabric NCCL's tuner models (:func:`nvlearn.tuner.nccl.tune`).
+    collective : str
+        The collective, e.g. ``"allreduce"``; one NCCL's tuner does not price (all-to-all,
+        broadcast) gets Simple.
+    n_ranks : int
+        GPUs taking part, >= 1.
+    nccl_size : float
+        The message size NCCL's tuner prices, bytes (``Schedule.nccl_size``).
+    nccl_algorithm : {"ring", "tree", "nvls", "nvls_tree"}
+        NCCL's algorithm whose constants apply (:func:`nccl_row`).
+
+    Returns
+    -------
+    protocol : {"ll", "ll128", "simple"}
+        The protocol to run.
+    why : str
+        Why it: the tuner's choice, or why the tuner could not choose.
 
     Examples
     --------
@@ -265,6 +330,32 @@ def achievable_capacity(topology, capacity: np.ndarray, protocol: str, nccl_algo
     incoming links together, are held to NCCL's ``llMaxBws`` for ``n_ranks`` GPUs of this
     fabric.
 
+    Parameters
+    ----------
+    topology : Topology
+        The fabric; its GPU (``topology.gpu``, default H100) sets the architecture's constants.
+    capacity : ndarray of float64, shape (n_links,)
+        Wire capacity of each link, bytes/s per direction (>= 0).
+    protocol : {"ll", "ll128", "simple"}
+        NCCL's protocol.
+    nccl_algorithm : {"ring", "tree", "nvls", "nvls_tree"}
+        NCCL's algorithm whose constants apply (:func:`nccl_row`); the in-switch ones (NVLS,
+        NVLSTree) run NVLink at ``nvlsEfficiency``.
+    n_ranks : int
+        GPUs taking part, >= 1 (sets NCCL's ``llMaxBws`` row: one node or several).
+
+    Returns
+    -------
+    capacity : ndarray of float64, shape (n_links,)
+        Achievable capacity of each link, bytes/s per direction.
+    ll_cap : float or None
+        NCCL's per-GPU LL cap, bytes/s, under LL; None otherwise.
+
+    Raises
+    ------
+    ValueError
+        An in-switch algorithm with a protocol other than Simple.
+
     Examples
     --------
     >>> from nvlearn.topology import dgx_h100
@@ -299,6 +390,20 @@ def injection_bw_per_dir(topology, protocol: str = "simple",
     out-links at NCCL's rates (:func:`achievable_capacity`, as a point-to-point send with
     ``protocol``); the achievable twin of
     :func:`nvlearn.topology.metrics.injection_bw_per_dir`.
+
+    Parameters
+    ----------
+    topology : Topology
+        The fabric; its GPU (``topology.gpu``, default H100) sets the architecture's constants.
+    protocol : {"ll", "ll128", "simple"}
+        NCCL's protocol of the send (under LL, with its cap for ``topology.n_gpus`` GPUs).
+    link_kinds : sequence of int, optional
+        Count only out-links of these kinds (``LINK_*``); default: every link.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_gpus,)
+        Each GPU's achievable injection bandwidth, bytes/s per direction.
 
     Examples
     --------
@@ -343,6 +448,22 @@ def in_switch_round_trip(schedule, op_path: np.ndarray, wire_latency: np.ndarray
     """Wire seconds on the critical path of a one-slot in-switch all-reduce: up to the
     switch and back, twice (reduce, then multicast) — the part of NCCL's end-to-end NVLS
     latency that the routes already charge.
+
+    Parameters
+    ----------
+    schedule : Schedule
+        The in-switch schedule: ops from ranks (participants ``< n_ranks``) up to the
+        switch, and from the switch down.
+    op_path : ndarray of int, shape (n_ops,)
+        Each op's route index (:func:`nvlearn.sim.op_routes`).
+    wire_latency : ndarray of float64, shape (n_routes,)
+        Each route's wire latency, seconds.
+
+    Returns
+    -------
+    float
+        Twice the sum of the slowest up-route's and the slowest down-route's latency,
+        seconds; 0.0 for a schedule without both up and down traffic through a switch.
 
     Examples
     --------

@@ -277,7 +277,37 @@ def _accept(n_t, n_group, group, alloc, w):
 def certify(n_links, comp_links, n_slots, comp_slots, slot_path, rate_new, indptr, link, frac,
             capacity, alloc):
     """Keep a full re-solve of whole components (``alloc.bn`` holding the link that froze
-    each flow, -1 for a flow alone) as the allocation :func:`repair` starts from."""
+    each flow, -1 for a flow alone) as the allocation :func:`repair` starts from.
+
+    Parameters
+    ----------
+    n_links : int
+        How many links the re-solve reached, listed in ``comp_links[:n_links]``.
+    comp_links : ndarray of int32
+        Those links (as :func:`~nvlearn.sim.fairness.fill_components` returns them).
+    n_slots : int
+        How many flows it reached, listed in ``comp_slots[:n_slots]``.
+    comp_slots : ndarray of int32
+        Those flows' slots.
+    slot_path : ndarray of int
+        Each slot's route index into ``indptr``.
+    rate_new : ndarray of float64
+        Each slot's new max-min fair rate, bytes/s.
+    indptr, link, frac : ndarray
+        The routes in CSR form: route ``p`` crosses ``link[indptr[p]:indptr[p + 1]]``
+        carrying fraction ``frac`` (> 0) of its bytes on each.
+    capacity : ndarray of float64
+        Each link's capacity, bytes/s per direction (> 0).
+    alloc : Alloc
+        The kept allocation, updated in place: ``bn`` (a flow alone gets its tightest link),
+        ``n_bn``, ``level`` (bytes/s) and ``bounded`` on the listed links. ``load`` and
+        ``count`` are the engine's to keep.
+
+    Returns
+    -------
+    None
+        ``alloc`` is updated in place.
+    """
     for j in range(n_links):
         alloc.n_bn[comp_links[j]] = 0
     for j in range(n_slots):
@@ -309,6 +339,59 @@ def repair(seeds, n_seeds, fresh, n_fresh, stamp, capacity, lk_base, lk_n, lk_en
     Returns ``(n_links, n_slots, sub)`` with ``sub`` the (possibly grown) scratch to keep;
     ``n_slots`` is -1 (and nothing changed) if the group outgrew ``limit`` flows: a full
     re-solve of the components is then the cheaper way.
+
+    Parameters
+    ----------
+    seeds : ndarray of int
+        Links whose flows started or ended in the batch; ``seeds[:n_seeds]`` are read.
+    n_seeds : int
+        How many seeds, ``>= 0``.
+    fresh : ndarray of int
+        Slots of the flows that started in the batch; ``fresh[:n_fresh]`` are read.
+    n_fresh : int
+        How many started, ``>= 0``.
+    stamp : int
+        The batch's mark, different from every earlier batch's (marks slots in the group in
+        ``w.sl_in``).
+    capacity : ndarray of float64
+        Each link's capacity, bytes/s per direction (> 0).
+    lk_base, lk_n, lk_ent : ndarray of int
+        The per-link flow lists (start, length, entries ``op << 32 | e``), as for
+        :func:`~nvlearn.sim.fairness.fill_components`; finished flows are dropped from the
+        lists visited (in place).
+    op_slot : ndarray of int
+        Each op's slot, -1 once it has finished.
+    slot_path : ndarray of int
+        Each slot's route index into ``indptr``.
+    rate : ndarray of float64
+        Each slot's current rate, bytes/s (read only).
+    rate_new : ndarray of float64
+        Out: the group's new rates, bytes/s.
+    indptr, link, frac : ndarray
+        The routes in CSR form, as for :func:`certify`.
+    alloc : Alloc
+        The kept allocation (:func:`new_alloc`, :func:`certify`); updated in place when the
+        repair succeeds, untouched when it gives up.
+    w : Work
+        Scratch (:func:`new_work`).
+    sub : ndarray of int64
+        Scratch for the group's route entries, any length; grown (doubled) when too small.
+    comp_links : ndarray of int32
+        Out: the links whose load may have changed, ``comp_links[:n_links]``.
+    comp_slots : ndarray of int32
+        Out: the re-solved flows' slots, ``comp_slots[:n_slots]``; also the group while
+        it is solved, so it needs room for every active slot.
+    limit : int
+        Most flows the group may grow to (``> 0``); beyond it the repair gives up.
+
+    Returns
+    -------
+    n_links : int
+        How many links are listed in ``comp_links`` (0 when the repair gave up).
+    n_slots : int
+        How many flows were re-solved, listed in ``comp_slots``; -1 when it gave up.
+    sub : ndarray of int64
+        The scratch to pass next time (``sub`` itself or a larger copy).
     """
     n_group = 0
     for j in range(n_fresh):

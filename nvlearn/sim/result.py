@@ -9,6 +9,8 @@ import numpy as np
 
 from ..units import format_bytes, format_rate, format_time
 
+__all__ = ["HotLink", "SimResult", "Timeline"]
+
 
 def _frozen(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
