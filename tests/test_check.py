@@ -103,3 +103,12 @@ def test_hints_are_revealed_in_tiers():
     second = repr(verify(5.0, 1.0, unit="1", hint=tiers))
     assert "first" in first and "then" not in first and "another hint" in first
     assert "first" in second and "then" in second and "finally" not in second
+
+
+def test_an_exercises_own_slips_get_their_hint_before_the_generic_one():
+    slips = ((21.0, "top-k forgotten?"), (123.0, "rounded down?"))
+    kw = dict(unit="1", hint="generic", rtol=0.0, atol=0.5, slips=slips)
+    assert repr(verify(21, 124, **kw)).endswith("top-k forgotten?")
+    assert repr(verify(123, 124, **kw)).endswith("rounded down?")
+    assert verify(124, 124, **kw).ok
+    assert "generic" in repr(verify(200, 124, **kw))

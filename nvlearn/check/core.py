@@ -19,6 +19,9 @@ right
 not yet — links x per-link rate, per direction
 >>> verify(900, 450, unit="GB/s", hint="links x per-link rate")      # a known slip
 not yet — that is twice the answer: both directions added? The question asks per direction
+>>> verify(25, 18, unit="GB/s", hint="links x per-link rate",
+...        slips=((25, "that is one link's rate: how many links?"),))    # the exercise's own
+not yet — that is one link's rate: how many links?
 """
 
 from __future__ import annotations
@@ -207,6 +210,7 @@ def verify(
     rtol: float = 0.01,
     atol: float = 0.0,
     n_ranks: int | None = None,
+    slips: tuple[tuple[float, str], ...] = (),
 ) -> CheckResult:
     """Check a numeric answer against a computed reference.
 
@@ -226,9 +230,13 @@ def verify(
         is about.
     n_ranks : int, optional
         The exercise's rank count, to recognise an answer off by (p-1)/p.
+    slips : tuple of (float, str)
+        The exercise's own known wrong answers, each ``(value in unit, hint)``: an answer
+        within the tolerance of one gets that hint (which must not contain the answer).
 
     A wrong answer that matches a common slip — per direction vs both directions, bits vs
-    bytes, GB vs GiB, percent vs fraction, (p-1)/p — gets a hint aimed at that slip first.
+    bytes, GB vs GiB, percent vs fraction, (p-1)/p — or one of the exercise's ``slips`` gets
+    a hint aimed at that slip first.
 
     Returns
     -------
@@ -249,6 +257,9 @@ def verify(
         return _not_yet("the answer is not a finite number")
     if math.isclose(value, reference, rel_tol=rtol, abs_tol=atol):
         return _right()
+    for wrong, why in slips:
+        if math.isclose(value, wrong, rel_tol=max(rtol, 1e-3), abs_tol=atol):
+            return _not_yet(why)
     slip = _slip(value, reference, units.dimension(unit), rtol, n_ranks)
     return _not_yet(slip if slip else _tiered(hint))
 
