@@ -1,10 +1,16 @@
-"""Grading notebooks 08, 07 and 06 (and, when converted, 05) with nbgrader, end to end.
+"""Grading notebooks 08, 07, 06 and 05 with nbgrader, end to end.
 
 Modelled on ``tests/test_grading.py`` (which covers the pipeline's time limit and crash
 handling on notebook 02): each notebook's source is released into a temporary course directory
 and three students hand it in — the worked solutions (full marks on every auto-graded
 question, every written answer on the manual list with its rubric), the blank release (zero)
 and the solutions with one slip (exactly that question's points lost).
+
+Notebook 05 is graded more cheaply, with one submission that does all three at once: the
+worked solutions with one slip, one answer left blank and one written answer left blank —
+every other question scores full marks, the slip and the blank answer lose exactly their
+points, the blank written answer scores zero and the other waits for marking by hand (one
+kernel run instead of three).
 """
 
 from __future__ import annotations
@@ -107,3 +113,57 @@ def test_wrong_answer_loses_exactly_that_question(graded):
     lost = {q: right[q].score - wrong[q].score for q in right if right[q].kind == "auto"}
     tests = SLIPS[aid][2]
     assert lost == {q: (right[q].max_score if q == tests else 0.0) for q in lost}
+
+
+#: Notebook 05's one submission: the worked solutions with a slip in one answer (the average
+#: GPU's bound where the busiest GPU's is asked), one answer and one written answer left as
+#: released (blank).
+MIXED_05 = ("05_moe_all_to_all",
+            {"ex6": "_m = traffic_matrix(route(8, 2048, 64, 4, skew=1.2, seed=1), 4096, "
+                    "bytes_per_elem=2)\n"
+                    "_off = _m - np.diag(np.diag(_m))\n"
+                    "answer = 2 * _off.sum(axis=1).mean() / injection_bw_per_dir(dgx_h100())[0]"
+                    " * 1e6\n"
+                    "check.nb05.busiest_gpu_bound_us(answer)"},
+            ("ex9", "ex3"), ("ex6_tests", "ex9_tests"))
+
+
+@pytest.fixture(scope="module")
+def graded_05(tmp_path_factory):
+    aid, slips, blanks, _ = MIXED_05
+    tmp = tmp_path_factory.mktemp("coursework_05")
+    source = tmp / "source"
+    shutil.copytree(course.SOURCE / aid, source / aid)
+    course_dir = tmp / "course"
+    assert course.release(source=source, course=course_dir, notebooks=None) == [aid]
+    nb = course.solution_notebook(source / aid / f"{aid}.ipynb")
+    released = nbformat.read(course_dir / "release" / aid / f"{aid}.ipynb", as_version=4)
+    stub = {c.metadata["nbgrader"]["grade_id"]: c.source for c in released.cells
+            if c.metadata.get("nbgrader", {}).get("grade_id") in blanks}
+    for grade_id, code in {**slips, **stub}.items():
+        nb = _with_answer(nb, grade_id, code)
+    (tmp / "submitted" / "mixed").mkdir(parents=True)
+    nbformat.write(nb, tmp / "submitted" / "mixed" / f"{aid}.ipynb")
+    return course_dir, course.grade(tmp / "submitted", course=course_dir, timeout=TIMEOUT)
+
+
+def test_05_release_has_no_solutions_or_hidden_tests(graded_05):
+    course_dir, _ = graded_05
+    aid = MIXED_05[0]
+    text = (course_dir / "release" / aid / f"{aid}.ipynb").read_text(encoding="utf-8")
+    for marker in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "Model answer", "Rubric"):
+        assert marker not in text
+
+
+def test_05_each_question_is_graded_on_its_own(graded_05):
+    _, rows = graded_05
+    lost = MIXED_05[3]
+    got = _scores(rows, "mixed")
+    auto = {q: r for q, r in got.items() if r.kind == "auto"}
+    assert len(auto) == 9 and all(r.status == "graded" for r in auto.values())
+    assert {q: r.score for q, r in auto.items()} == {
+        q: (0.0 if q in lost else r.max_score) for q, r in auto.items()}
+    manual = {q: r for q, r in got.items() if r.kind == "manual"}
+    assert manual["ex3"].score == 0 and manual["ex3"].status == "blank"
+    assert manual["ex11"].score is None and manual["ex11"].status == "to mark by hand"
+    assert sum(r.max_score for r in got.values()) == 24
