@@ -15,7 +15,7 @@ import pytest
 from nvlearn import specs
 from nvlearn.check import nb05
 from nvlearn.check.core import recording_references
-from nvlearn.moe import dedup_rows, dispatch_rows, route, simulate_moe, traffic_matrix
+from nvlearn.moe import dedup_rows, dispatch_rows, padded_rows, route, simulate_moe, traffic_matrix
 from nvlearn.sim.models import injection_bw_per_dir
 from nvlearn.topology import LINK_KIND_KEYS, dgx_h100, ib_cluster
 
@@ -225,6 +225,13 @@ def test_written_model_answers_quote_the_packages_numbers():
                          _checked_output("# NBVAL_CHECK_OUTPUT\nfor label, c in fabric_runs"))
     assert f"({drops * 100:.1f} % of the assignments dropped against {section4.group(1)} %)" in ex3
     assert f"1/√32 ≈ {100 / 32**0.5:.0f} %" in ex3 and f"1/√128 ≈ {100 / 128**0.5:.0f} %" in ex3
+    wider = route(16, 1024, 64, 2, skew=0.0, capacity_factor=1.25, seed=0)
+    larger = route(16, 4096, 64, 2, skew=0.0, capacity_factor=1.0, seed=0)
+    per_token = [padded_rows(r).sum() / (r.n_gpus * r.tokens_per_gpu) for r in (wider, larger)]
+    assert per_token == [2.5, 2.0]
+    assert f"drops only {wider.drop_fraction * 100:.1f} %" in ex3
+    assert f"drop {larger.drop_fraction * 100:.1f} %" in ex3
+    assert wider.drop_fraction < larger.drop_fraction < drops          # as the answer says
 
     ex11 = _written("ex11")
     need = _by_hand()[nb05.needed_node_bw_gbs] * 1e9
