@@ -13,7 +13,7 @@ every rank, bit for bit, in two execution orders) and on the simulator (time vs 
   of which rank holds what when the schedule is wrong); :func:`check_every_instance`, the
   same on every rank count and size the puzzle offers (what grading asks).
 * :mod:`~nvlearn.puzzles.bounds` — :func:`traffic_bound`, the wire-rate time no schedule
-  can beat.
+  can beat (:func:`fabric_traffic_bound`: the same for any fabric and collective).
 
 Reference solutions and hidden tests live outside the package, in notebook 09's graded source
 (``instructor/source/09_schedule_puzzles/``).
@@ -32,7 +32,7 @@ True
 False
 """
 
-from .bounds import must_move, traffic_bound
+from .bounds import fabric_traffic_bound, must_move, traffic_bound
 from .builder import ScheduleBuilder, chunk_blocks, n_blocks, promises
 from .catalogue import (
     PUZZLES,
@@ -66,6 +66,7 @@ __all__ = [
     "chunk_blocks",
     "contributions",
     "execute",
+    "fabric_traffic_bound",
     "get",
     "must_move",
     "n_blocks",
