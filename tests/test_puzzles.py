@@ -1,11 +1,18 @@
 """Schedule puzzles (notebook 09): the reference solutions pass, wrong schedules get a
-useful diff, and every target is physically possible."""
+useful diff, and every target is physically possible.
+
+The reference solutions and the hidden tests are read from notebook 09's graded source
+(``instructor/source/09_schedule_puzzles/``), their only copy: the solutions are the functions
+it defines, the hidden tests the code of its locked test cells.
+"""
 
 from __future__ import annotations
 
-import importlib.util
+import ast
 import re
+from types import SimpleNamespace
 
+import nbformat
 import numpy as np
 import pytest
 
@@ -16,6 +23,7 @@ from nvlearn.puzzles import (
     ScheduleBuilder,
     baseline,
     check,
+    check_every_instance,
     contributions,
     execute,
     get,
@@ -28,18 +36,26 @@ from nvlearn.puzzles.grading import MISSING, RACE, RIGHT, WRONG
 from nvlearn.schedule import DEP_SENT, validate
 from nvlearn.sim import simulate
 
-
-def _load(repo_root, name):
-    path = repo_root / "instructor" / "puzzles" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"instructor_puzzles_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+NB = "09_schedule_puzzles"
 
 
 @pytest.fixture(scope="module")
-def solutions(repo_root):
-    return _load(repo_root, "solutions")
+def source(repo_root):
+    """Notebook 09's graded source (solutions and hidden tests in nbgrader's markup)."""
+    return nbformat.read(repo_root / "instructor" / "source" / NB / f"{NB}.ipynb", as_version=4)
+
+
+@pytest.fixture(scope="module")
+def solutions(source):
+    """Every function the source defines — each puzzle's reference solution (its solution
+    markers are comments), the worked example, the shared helpers — in one namespace."""
+    namespace = {"ScheduleBuilder": ScheduleBuilder}
+    for cell in source.cells:
+        if cell.cell_type == "code":
+            code = "\n".join(x for x in cell.source.splitlines() if not x.startswith("%"))
+            defs = [n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)]
+            exec(compile(ast.Module(defs, type_ignores=[]), NB, "exec"), namespace)
+    return SimpleNamespace(**namespace)
 
 
 def test_at_least_ten_puzzles_with_solutions(solutions):
@@ -67,12 +83,30 @@ def test_reference_solution_passes_and_target_is_possible(solutions, puzzle):
     assert wire.time >= bound * (1 - 1e-9)
 
 
-def test_hidden_tests_pass_on_the_reference_solutions(repo_root, solutions):
-    hidden = _load(repo_root, "test_hidden")
-    cases = list(hidden.hidden_cases())
-    assert len(cases) > len(PUZZLES)          # every puzzle, more than one instance
-    for case in cases:
-        hidden.test_puzzle(solutions, *case.values)
+def test_hidden_tests_pass_on_the_reference_solutions(source, solutions):
+    hidden = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
+              if c.metadata.get("nbgrader", {}).get("grade") and "BEGIN HIDDEN TESTS" in c.source}
+    graded = [p.id for p in PUZZLES if f"{p.id}_tests" in hidden]
+    assert graded == [p.id for p in PUZZLES[1:]]      # all but the worked example
+    for pid in graded:
+        code = hidden[f"{pid}_tests"]
+        assert f'check_every_instance("{pid}", {pid},' in code
+        exec(code, {**vars(solutions), "check_every_instance": check_every_instance})
+
+
+def test_every_instance_is_checked():
+    ring_rs = get("ring_reduce_scatter")
+    right = check_every_instance(ring_rs.id, lambda p: collectives.reduce_scatter(
+        p.n_ranks, p.n_bytes))
+    assert right.ok and len(right.details["instances"]) == (
+        len(ring_rs.rank_choices) * len(ring_rs.size_choices))
+    assert right.message.count(" us vs target ") == len(right.details["instances"])
+    only_default = check_every_instance(ring_rs.id, lambda p: collectives.reduce_scatter(
+        8, ring_rs.size_choices[0]))
+    assert not only_default.ok and only_default.message.startswith(
+        "not yet on ring_reduce_scatter: reduce_scatter of 1.05 MB on 8 ranks")
+    with pytest.raises(ValueError, match="builder function"):
+        check_every_instance(ring_rs.id, collectives.reduce_scatter(8, 1.0))
 
 
 def _ring_allreduce_2(after_second=True):

@@ -10,11 +10,13 @@ every rank, bit for bit, in two execution orders) and on the simulator (time vs 
 * :mod:`~nvlearn.puzzles.catalogue` — the :class:`Puzzle` records (:data:`PUZZLES`), their
   fabrics, and target times computed from the library's own schedules.
 * :mod:`~nvlearn.puzzles.grading` — :func:`check` and its :class:`PuzzleResult` (with a map
-  of which rank holds what when the schedule is wrong).
+  of which rank holds what when the schedule is wrong); :func:`check_every_instance`, the
+  same on every rank count and size the puzzle offers (what grading asks).
 * :mod:`~nvlearn.puzzles.bounds` — :func:`traffic_bound`, the wire-rate time no schedule
-  can beat.
+  can beat (:func:`fabric_traffic_bound`: the same for any fabric and collective).
 
-Reference solutions and hidden tests live outside the package (``instructor/puzzles``).
+Reference solutions and hidden tests live outside the package, in notebook 09's graded source
+(``instructor/source/09_schedule_puzzles/``).
 
 References
 ----------
@@ -30,7 +32,7 @@ True
 False
 """
 
-from .bounds import must_move, traffic_bound
+from .bounds import fabric_traffic_bound, must_move, traffic_bound
 from .builder import ScheduleBuilder, chunk_blocks, n_blocks, promises
 from .catalogue import (
     PUZZLES,
@@ -41,7 +43,15 @@ from .catalogue import (
     statement_markdown,
     target_time,
 )
-from .grading import STATUS_NAMES, PuzzleResult, check, contributions, execute, text_grid
+from .grading import (
+    STATUS_NAMES,
+    PuzzleResult,
+    check,
+    check_every_instance,
+    contributions,
+    execute,
+    text_grid,
+)
 
 __all__ = [
     "PUZZLES",
@@ -52,9 +62,11 @@ __all__ = [
     "ScheduleBuilder",
     "baseline",
     "check",
+    "check_every_instance",
     "chunk_blocks",
     "contributions",
     "execute",
+    "fabric_traffic_bound",
     "get",
     "must_move",
     "n_blocks",

@@ -33,7 +33,7 @@ from nvlearn.topology import with_link_factor
 
 from .catalogue import Instance
 
-__all__ = ["must_move", "traffic_bound"]
+__all__ = ["fabric_traffic_bound", "must_move", "traffic_bound"]
 
 
 def must_move(collective: str, n_ranks: int, n_bytes: float, group: int = 1) -> tuple[float, float]:
@@ -78,36 +78,69 @@ def must_move(collective: str, n_ranks: int, n_bytes: float, group: int = 1) -> 
     return table[collective]
 
 
-def traffic_bound(inst: Instance) -> float:
-    """Seconds no schedule of ``inst`` can beat: the slowest rank or box moving the bytes it
-    must (:func:`must_move`) at wire rate through its links (degraded links included)."""
-    topo = inst.fabric
-    if inst.link_factor:
-        links = list(inst.link_factor)
-        topo = with_link_factor(topo, links, [inst.link_factor[k] for k in links])
-    src, dst = np.asarray(topo.link_src), np.asarray(topo.link_dst)
-    cap = np.asarray(topo.link_capacity)
-    box = np.asarray(topo.node_box)
-    gpus = np.asarray(topo.gpus)[: inst.n_ranks]
-    out_bw = np.bincount(src, weights=cap, minlength=topo.n_nodes)[gpus]
-    in_bw = np.bincount(dst, weights=cap, minlength=topo.n_nodes)[gpus]
-    send, recv = must_move(inst.collective, inst.n_ranks, inst.n_bytes)
-    root_send = inst.n_bytes if inst.collective == "broadcast" else send
-    sends = np.full(inst.n_ranks, send)
-    sends[inst.root] = root_send
-    recvs = np.full(inst.n_ranks, recv)
-    if inst.collective == "broadcast":
-        recvs[inst.root] = 0.0
+def fabric_traffic_bound(topology, collective: str, n_ranks: int, n_bytes: float,
+                         root: int = 0) -> float:
+    """Seconds no schedule of ``collective`` on ``topology``'s first ``n_ranks`` GPUs can
+    beat: the slowest rank or box moving the bytes it must (:func:`must_move`) at the wire
+    rate of its links.
+
+    Parameters
+    ----------
+    topology : Topology
+        The fabric, rank r on GPU r; its link capacities as they are (apply
+        :func:`~nvlearn.topology.with_link_factor` first for a degraded link).
+    collective : {"allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall"}
+        The collective.
+    n_ranks : int
+        Ranks p, 2 .. ``topology.n_gpus``.
+    n_bytes : float
+        nccl-tests' "size" in bytes (as :func:`must_move`).
+    root : int
+        Broadcast root.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Examples
+    --------
+    >>> from nvlearn.topology import ib_cluster
+    >>> t = fabric_traffic_bound(ib_cluster(2), "allreduce", 16, 2**30)
+    >>> round(t * 1e3, 3)           # 1 GiB out of a box through its 8 NICs at 50 GB/s
+    2.684
+    """
+    src, dst = np.asarray(topology.link_src), np.asarray(topology.link_dst)
+    cap = np.asarray(topology.link_capacity)
+    box = np.asarray(topology.node_box)
+    gpus = np.asarray(topology.gpus)[:n_ranks]
+    out_bw = np.bincount(src, weights=cap, minlength=topology.n_nodes)[gpus]
+    in_bw = np.bincount(dst, weights=cap, minlength=topology.n_nodes)[gpus]
+    send, recv = must_move(collective, n_ranks, n_bytes)
+    sends = np.full(n_ranks, send)
+    recvs = np.full(n_ranks, recv)
+    if collective == "broadcast":
+        sends[root], recvs[root] = n_bytes, 0.0
     best = float(np.max(np.maximum(sends / out_bw, recvs / in_bw)))
     boxes = box[gpus]
     for b in np.unique(boxes):
         members = np.flatnonzero(boxes == b)
-        if members.size in (0, inst.n_ranks):
+        if members.size == n_ranks:
             continue
         exits = (box[src] == b) & (box[dst] != b)
         enters = (box[dst] == b) & (box[src] != b)
-        s, r = must_move(inst.collective, inst.n_ranks, inst.n_bytes, members.size)
-        if inst.collective == "broadcast" and inst.root in members:
-            s, r = inst.n_bytes, 0.0
-        best = max(best, s / cap[exits].sum(), r / cap[enters].sum())
+        s, r = must_move(collective, n_ranks, n_bytes, members.size)
+        if collective == "broadcast" and root in members:
+            s, r = n_bytes, 0.0
+        best = max(best, float(s / cap[exits].sum()), float(r / cap[enters].sum()))
     return best
+
+
+def traffic_bound(inst: Instance) -> float:
+    """Seconds no schedule of ``inst`` can beat: :func:`fabric_traffic_bound` on the
+    puzzle's fabric, degraded links included."""
+    topo = inst.fabric
+    if inst.link_factor:
+        links = list(inst.link_factor)
+        topo = with_link_factor(topo, links, [inst.link_factor[k] for k in links])
+    return fabric_traffic_bound(topo, inst.collective, inst.n_ranks, inst.n_bytes, inst.root)

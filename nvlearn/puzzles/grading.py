@@ -25,8 +25,9 @@ not yet — 8 of 8 (rank, chunk) places the reduce_scatter promises are wrong: .
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -37,7 +38,8 @@ from .catalogue import Instance, baseline, get, target_time
 
 __all__ = [
     "NOT_PROMISED", "RIGHT", "WRONG", "MISSING", "RACE", "STATUS_NAMES", "STATUS_SYMBOLS",
-    "DATA_MAX", "PuzzleResult", "execute", "expected", "contributions", "text_grid", "check",
+    "DATA_MAX", "RAGGED_ELEMS", "PuzzleResult", "execute", "expected", "contributions",
+    "text_grid", "check", "check_every_instance",
 ]
 
 #: Status codes of :attr:`PuzzleResult.status`, per (rank, chunk).
@@ -47,6 +49,10 @@ STATUS_SYMBOLS = (" ", "o", "X", ".", "~")
 
 #: Largest |value| of the integer test data: sums of up to 2**32 ranks stay exact in float64.
 DATA_MAX = 2**20
+
+#: Elements per rank of :func:`check_every_instance`'s data on the first instance: no chunk
+#: count a puzzle uses divides it, so chunks hold unequal numbers of elements.
+RAGGED_ELEMS = 1001
 
 
 @dataclass
@@ -411,6 +417,67 @@ def check(puzzle_id: str, schedule_or_builder: Schedule | Callable, *,
            f"{inst.puzzle.hints[0] if inst.puzzle.hints else 'pipeline deeper'}")
     return PuzzleResult(False, True, msg, res.time, target, model, status, schedule,
                         puzzle_id, {"baseline": label})
+
+
+def check_every_instance(puzzle_id: str, builder: Callable, *, seed: int = 1,
+                         model: str = "achievable") -> PuzzleResult:
+    """Check ``builder`` on every instance the puzzle offers, not only the notebook's.
+
+    Every rank count x size of the puzzle (:attr:`~nvlearn.puzzles.Puzzle.rank_choices`,
+    :attr:`~nvlearn.puzzles.Puzzle.size_choices`) is checked by :func:`check` — right on every
+    rank, bit for bit, in two execution orders, then at or under its own target — each with
+    its own data (seeds ``seed``, ``seed + 1``, ...); the first (the notebook's instance) with
+    :data:`RAGGED_ELEMS` elements per rank, so that the chunks hold unequal numbers of them.
+    This is what grading asks of a puzzle: a schedule written for one rank count only fails.
+
+    Parameters
+    ----------
+    puzzle_id : str
+        One of :data:`nvlearn.puzzles.PUZZLES`' ids.
+    builder : callable
+        ``builder(instance) -> Schedule``.
+    seed : int
+        Seed of the first instance's integer data.
+    model : {"achievable", "wire"}
+        The simulator's model for the times and targets.
+
+    Returns
+    -------
+    PuzzleResult
+        The first instance's result that is not ok (its message names the instance), or a
+        right result whose message lists every instance's time and target; ``details``
+        holds ``{"instances": [(repr, time, target), ...]}``.
+
+    Examples
+    --------
+    >>> from nvlearn.collectives import reduce_scatter
+    >>> res = check_every_instance("ring_reduce_scatter",
+    ...                            lambda p: reduce_scatter(p.n_ranks, p.n_bytes))
+    >>> res.ok, len(res.details["instances"])
+    (True, 6)
+    >>> eight_only = lambda p: reduce_scatter(8, p.n_bytes)
+    >>> print(check_every_instance("ring_reduce_scatter", eight_only).message)
+    not yet on ring_reduce_scatter: reduce_scatter of ... — the puzzle has 6 ranks, this schedule 8
+    """
+    if not callable(builder) or isinstance(builder, Schedule):
+        raise ValueError("checking every instance needs a builder function "
+                         "(instance -> Schedule), not a ready-made Schedule")
+    puzzle = get(puzzle_id)
+    done = []
+    for k, (n, size) in enumerate(itertools.product(puzzle.rank_choices,
+                                                      puzzle.size_choices)):
+        inst = puzzle.instance(n, size)
+        res = check(puzzle_id, builder, n_ranks=n, n_bytes=size, seed=seed + k,
+                    n_elems=RAGGED_ELEMS if k == 0 else None, model=model)
+        if not res.ok:
+            return replace(
+                res, message=res.message.replace("not yet", f"not yet on {inst!r}", 1))
+        done.append((repr(inst), res.time, res.target))
+    lines = [f"right on all {len(done)} instances of {puzzle_id} ({model} model):"]
+    lines += [f"  {name}: {t * 1e6:.1f} us vs target {goal * 1e6:.1f} us"
+              for name, t, goal in done]
+    return PuzzleResult(True, True, "\n".join(lines), model=model, puzzle_id=puzzle_id,
+                        details={"instances": done})
 
 
 def _wire_target(inst: Instance) -> float:
