@@ -99,3 +99,38 @@ def test_summary_comes_after_the_exercises(aid):
     heads = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown"
              and c.source.startswith("## ")]
     assert heads.index("## Exercises") < heads.index("## Summary")
+
+
+def _points(aid: str) -> tuple[int, int]:
+    """(code-checked, written) points of one source notebook, from its nbgrader metadata."""
+    nb = nbformat.read(SOURCE / aid / f"{aid}.ipynb", as_version=4)
+    auto = written = 0
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if not (meta.get("grade") or meta.get("task")):
+            continue
+        if cell.cell_type == "markdown" or meta.get("task"):
+            written += meta.get("points", 0)
+        else:
+            auto += meta.get("points", 0)
+    return auto, written
+
+
+def _syllabus_points() -> dict[str, tuple[int, int, int]]:
+    """The syllabus table's "Graded points" column: {notebook number: (total, auto, written)}."""
+    rows = {}
+    for line in (ROOT / "instructor" / "syllabus.md").read_text().splitlines():
+        m = re.match(r"\|\s*(\d\d)\s*\|.*\|\s*(\d+) \((\d+) auto\b.*?(?<!\d)(\d+) written\)\s*\|$",
+                     line)
+        if m:
+            rows[m.group(1)] = (int(m.group(2)), int(m.group(3)), int(m.group(4)))
+    return rows
+
+
+@pytest.mark.parametrize("aid", IDS)
+def test_syllabus_states_each_notebooks_points(aid):
+    auto, written = _points(aid)
+    stated = _syllabus_points().get(aid[:2])
+    assert stated == (auto + written, auto, written), (
+        f"instructor/syllabus.md gives {aid} {stated} (total, auto, written); its source has "
+        f"{auto + written} ({auto} auto, {written} written)")
