@@ -304,9 +304,12 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     ----------
     topology : Topology
         The fabric: nodes, links (capacity in bytes/s per direction) and routing policy.
-    schedule : Schedule
+    schedule : Schedule or CompactSchedule
         The ops to run (:mod:`nvlearn.collectives` builds them); at most
-        ``topology.n_gpus`` ranks.
+        ``topology.n_gpus`` ranks. A :class:`~nvlearn.collectives.compact.CompactSchedule`
+        (one op per class of symmetric ops) runs on the quotient of the fabric by its
+        symmetry (:func:`nvlearn.sim.quotient.simulate_compact`) and gives a
+        :class:`~nvlearn.sim.quotient.CompactResult`.
     model : {"achievable", "wire"}
         Which model of the fabric (module :mod:`nvlearn.sim.models`).
     protocol : {"ll", "ll128", "simple"}, optional
@@ -322,9 +325,10 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
 
     Returns
     -------
-    SimResult
+    SimResult or CompactResult
         Per-op times (seconds), per-link bytes and utilisation, the timeline, and the
-        collective's time, algbw and busbw (bytes/s).
+        collective's time, algbw and busbw (bytes/s); per class of ops, links and ranks
+        for a compact schedule.
 
     Raises
     ------
@@ -342,6 +346,14 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     >>> print(f"{res.time * 1e3:.3f} ms")        # 2 (p-1)/p * n / B = 1.5 GB / 100 GB/s
     15.000 ms
     """
+    if getattr(schedule, "op_count", None) is not None:      # a CompactSchedule
+        if ranks is not None:
+            raise ValueError("ranks cannot move the ranks of a compact schedule (its symmetry "
+                             "is the fabric's order); simulate the full op list")
+        from .quotient import simulate_compact
+
+        return simulate_compact(topology, schedule, model=model, protocol=protocol,
+                                link_factor=link_factor, timeline_bins=timeline_bins)
     model = _check_args(model, protocol, timeline_bins)
     _check_size(topology, schedule, int(timeline_bins))
     ensure_validated(schedule)
