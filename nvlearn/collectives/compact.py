@@ -254,41 +254,48 @@ def _generators(grid: np.ndarray, shifts) -> tuple[np.ndarray, tuple[int, ...], 
 def _ring_phase(t: OpTable, rings: np.ndarray, period: int, slots: int, part: str,
                 entry: np.ndarray | None, relay: np.ndarray | None = None) -> np.ndarray:
     """The representatives of pipelined ring phases (the compact twin of
-    :func:`nvlearn.collectives.ring.add_rings`).
+    :func:`nvlearn.collectives.ring.add_rings`), every step at once.
 
     ``rings`` (R, m) are the representative rings, whole; positions ``x`` and ``x + period``
     of a ring are one class, so only positions ``0 .. period-1`` get ops, and a dependency
     on position ``x - 1`` becomes one on ``(x - 1) mod period``. ``entry`` (R, period, E)
-    and ``relay`` (R, m) as in ``add_rings``. Returns the op arriving last at each
-    representative position, shape (R, period).
+    and ``relay`` (R, m) as in ``add_rings``. Each step adds its direct sends (slot, ring,
+    position) and then its relays' sends, so the ids stay in dependency order. Returns the
+    op arriving last at each representative position, shape (R, period).
     """
     R, m = rings.shape
-    x = np.arange(period)
-    src = rings[:, :period]
+    steps = _ring_steps(part, m)
+    K, S, d = len(steps), int(slots), int(period)
+    kinds = np.array([kind for _, kind in steps], dtype=np.int8)[:, None, None, None]
+    x = np.arange(d)
     nxt = rings[:, (x + 1) % m]
-    relay = np.full((R, period), -1) if relay is None else np.asarray(relay)[:, :period]
+    relay = np.full((R, d), -1) if relay is None else np.asarray(relay)[:, :d]
     hop = relay >= 0
     ri, rx = np.nonzero(hop)
-    back = (x - 1) % period
-    slot = np.zeros((slots, 1, 1), dtype=np.int64)
-    prev = None
-    for _, kind in _ring_steps(part, m):
-        first = t.add(src, np.where(hop, relay, nxt), slot, np.where(hop, OP_COPY, kind))
-        second = t.add(relay[ri, rx][None], nxt[ri, rx][None], slot[:, :, 0], kind)
-        final = first.copy()
-        final[:, ri, rx] = second
-        t.dep(first[1:], first[:-1], DEP_SENT)
-        t.dep(second[1:], second[:-1], DEP_SENT)
-        t.dep(second, first[:, ri, rx], DEP_ARRIVAL)
-        if prev is None:
-            if entry is not None:
-                t.dep(first[0][:, :, None], entry, DEP_ARRIVAL)
-        else:
-            t.dep(first, prev[2][:, :, back], DEP_ARRIVAL)
-            t.dep(first[0], prev[0][-1], DEP_SENT)
-            t.dep(second[0], prev[1][-1], DEP_SENT)
-        prev = (first, second, final)
-    return prev[2][-1][:, back]
+    n1, n2 = S * R * d, S * ri.size
+    shape1, shape2 = (K, S, R, d), (K, S, ri.size)
+    cat = np.concatenate
+    src = cat([np.broadcast_to(rings[:, :d], shape1).reshape(K, n1),
+               np.broadcast_to(relay[ri, rx], shape2).reshape(K, n2)], axis=1)
+    dst = cat([np.broadcast_to(np.where(hop, relay, nxt), shape1).reshape(K, n1),
+               np.broadcast_to(nxt[ri, rx], shape2).reshape(K, n2)], axis=1)
+    kind = cat([np.broadcast_to(np.where(hop, OP_COPY, kinds), shape1).reshape(K, n1),
+                np.broadcast_to(kinds[:, :, :, 0], shape2).reshape(K, n2)], axis=1)
+    ids = t.add(src, dst, 0, kind)
+    first = ids[:, :n1].reshape(shape1)
+    second = ids[:, n1:].reshape(shape2)
+    final = first.copy()
+    final[:, :, ri, rx] = second
+    back = (x - 1) % d
+    t.dep(first[:, 1:], first[:, :-1], DEP_SENT)
+    t.dep(second[:, 1:], second[:, :-1], DEP_SENT)
+    t.dep(second, first[:, :, ri, rx], DEP_ARRIVAL)
+    if entry is not None:
+        t.dep(first[0, 0][:, :, None], entry, DEP_ARRIVAL)
+    t.dep(first[1:], final[:-1][:, :, :, back], DEP_ARRIVAL)
+    t.dep(first[1:, 0], first[:-1, -1], DEP_SENT)
+    t.dep(second[1:, 0], second[:-1, -1], DEP_SENT)
+    return final[-1, -1][:, back]
 
 
 def _pack(t: OpTable, collective: str, algorithm: str, p: int, n_bytes: float, slot_bytes: float,
@@ -335,7 +342,8 @@ def _hierarchical(topology, n_bytes: float, chunks: int) -> CompactSchedule:
         _ring_phase(t, grid[:k], d, G * c, "allgather", entry)
     gens, orders, words = _generators(grid, [
         (0, d, q // d, f"{q // d} rails alike (GPU i -> i + {d} in every node)"),
-        (k, 0, G // k, f"{G // k} groups of {k} nodes alike (node g -> g + {k})")])
+        (k, 0, G // k, f"{G // k} groups of {k} node{'s' if k > 1 else ''} alike "
+                       f"(node g -> g + {k})")])
     meta = {"chunks": c, "nodes": G, "ranks_per_node": q, "intra": "ring",
             "symmetry": "; ".join(words) or "none"}
     return _pack(t, "allreduce", "hierarchical", p, n_bytes, n_bytes / (q * G * c), (),
