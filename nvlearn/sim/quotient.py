@@ -494,16 +494,14 @@ def simulate_compact(topology, compact: CompactSchedule, *, model: str = DEFAULT
         t_start = _time.perf_counter()
         nodes = _participant_nodes(topology, compact)
         autos = _automorphisms(topology, compact, nodes)
-        ident = [np.arange(topology.n_links)], [np.arange(compact.n_participants)]
-        links = orbits([a.link for a in autos] or ident[0], compact.orders or (1,))
-        parts = orbits(compact.generators if autos else ident[1], compact.orders or (1,))
+        links, parts = _classes(topology, compact, autos)
         _check_compact_size(compact, int(links.rep.size), int(timeline_bins))
         capacity = effective_capacity(topology, link_factor)
         _check_symmetric(capacity, links, "link capacity (after link_factor)")
         timings["symmetry"] = _time.perf_counter() - t_start
         next(stages)
         t_routes = _time.perf_counter()
-        fabric, op_path, capacity, delay, detail = _quotient_fabric(
+        merged, latency, op_path, capacity, delay, detail = _quotient_fabric(
             topology, compact, nodes, autos, links, capacity, model, protocol)
         timings["routes"] = _time.perf_counter() - t_routes
         next(stages)
@@ -516,8 +514,7 @@ def simulate_compact(topology, compact: CompactSchedule, *, model: str = DEFAULT
                   np.ascontiguousarray(compact.dep_op, dtype=np.int32),
                   np.ascontiguousarray(compact.dep_kind, dtype=np.int8), int(parts.rep.size))
         cls_capacity = capacity[links.rep]
-        merged = fabric[0]
-        out = run(Fabric(merged.capacity, merged.indptr, merged.link, merged.frac, fabric[1]),
+        out = run(Fabric(merged.capacity, merged.indptr, merged.link, merged.frac, latency),
                   ops, int(timeline_bins), _first_width(op_bytes, cls_capacity,
                                                         int(timeline_bins)),
                   BATCH_RTOL, REPAIR_SHARE)
@@ -547,9 +544,19 @@ def _participant_nodes(topology, compact: CompactSchedule) -> np.ndarray:
                            np.asarray(extra, dtype=np.int64)])
 
 
+def _classes(topology, compact: CompactSchedule, autos: list[Automorphism]
+             ) -> tuple[Orbits, Orbits]:
+    """Orbits of the links and of the participants under the schedule's symmetry."""
+    if not autos:                                       # no symmetry: every one its own
+        return (orbits(np.arange(topology.n_links)[None, :], [1]),
+                orbits(np.arange(compact.n_participants)[None, :], [1]))
+    return (orbits([a.link for a in autos], compact.orders),
+            orbits(compact.generators, compact.orders))
+
+
 def _quotient_fabric(topology, compact, nodes, autos, links, capacity, model, protocol):
     """Route the representatives, apply the model, and rewrite the routes over link
-    classes (merged into constraints). Returns ``((constraints, route latency), op_path,
+    classes (merged into constraints). Returns ``(constraints, route latency, op_path,
     link capacity, op delay, model detail)``."""
     n_nodes = np.int64(topology.n_nodes)
     src, dst = nodes[compact.op_src], nodes[compact.op_dst]
@@ -566,8 +573,8 @@ def _quotient_fabric(topology, compact, nodes, autos, links, capacity, model, pr
         _check_symmetric(capacity, links, "the achievable model's link rate")
     q_ptr, q_cls, q_frac = quotient_routes(indptr, link, frac, links, compact.op_count)
     merged = merge_equivalent_links(capacity[links.rep], q_ptr, q_cls, q_frac)
-    return ((merged, np.ascontiguousarray(latency, dtype=np.float64)), op_path, capacity,
-            delay, detail)
+    return (merged, np.ascontiguousarray(latency, dtype=np.float64), op_path, capacity, delay,
+            detail)
 
 
 def _result(topology, compact, links, parts, cls_capacity, out, op_bytes, timings, model,
