@@ -329,7 +329,12 @@ def _hierarchical(topology, n_bytes: float, chunks: int) -> CompactSchedule:
     n_rep = (2 * k * d * (q - 1) * G * c if q > 1 else 0) + (2 * d * k * (G - 1) * c)
     full = n_rep * (G // k) * (q // d)
     check_ops(n_rep, f"a compact hierarchical all-reduce over {p:,} ranks ({full:,} ops in "
-              f"full) with {c} chunk(s)", "use fewer pipeline chunks")
+              f"full) with {c} chunk(s)",
+              f"the fabric's symmetry leaves {k:,} of its {G:,} nodes and {d} of the {q} GPUs of "
+              "a node apart (only those shifts map it onto itself), so use fewer pipeline "
+              "chunks, or fewer nodes (where a shift by fewer nodes is a symmetry: on "
+              "ib_cluster, up to 1,024 nodes, one pod per rail), or raise NVLEARN_MAX_OPS "
+              "if the memory is there")
     t = OpTable()
     exit_rs = exit_ar = None
     if q > 1:
@@ -399,7 +404,10 @@ def _ring(collective: str, topology, n_bytes: float, chunks: int, channels) -> C
     K = len(_ring_steps(collective, p))
     n_rep = K * c * (a * P + int(np.count_nonzero(relay[:a, :P] >= 0)))
     check_ops(n_rep, f"a compact ring {collective} over {p:,} ranks with {C} channel(s) and "
-              f"{c} chunk(s)", "use fewer pipeline chunks or channels")
+              f"{c} chunk(s)",
+              f"the fabric's symmetry leaves {a} of the {C} channels and {P:,} of the {p:,} "
+              "ring positions apart, so use fewer pipeline chunks or ranks, or raise "
+              "NVLEARN_MAX_OPS if the memory is there")
     t = OpTable()
     _ring_phase(t, orders[:a], P, c, collective, None, relay[:a])
     gens = [f[1] for f in found if f is not None]

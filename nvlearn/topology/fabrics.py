@@ -47,6 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import specs
+from ..progress import progress
 from .builders import FabricBuilder, check_count, check_rate
 from .core import (
     LINK_IB,
@@ -61,7 +62,11 @@ from .core import (
     Topology,
 )
 
-__all__ = ["dgx_h100", "nvlink_pod", "gb200_nvl72", "ib_cluster", "pcie_box"]
+__all__ = ["PROGRESS_NODES", "dgx_h100", "nvlink_pod", "gb200_nvl72", "ib_cluster", "pcie_box"]
+
+#: From this many nodes on (a second or more of building), :func:`ib_cluster` shows a
+#: progress bar in a notebook (and stays interruptible between nodes).
+PROGRESS_NODES = 1024
 
 
 def _require(ok: bool, what: str) -> None:
@@ -586,7 +591,9 @@ def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
     b = FabricBuilder()
     leaves = _add_switches(b, plan, rails, fabric.port_bw_per_dir, t_ib)
     per_leaf = plan.members[0]
-    for n in range(nodes):
+    boxes = range(nodes) if nodes < PROGRESS_NODES else progress(
+        range(nodes), label=f"building {nodes:,} DGX nodes")
+    for n in boxes:
         gpus, _ = _add_dgx_box(b, n, f"n{n}.", gpu, links, rails)
         for i, g in enumerate(gpus):
             rail = i % rails
