@@ -22,7 +22,13 @@ Cases
 * fixed cost of one ``simulate`` call on a small schedule (ring all-reduce on one DGX box,
   112 ops): everything but the event loop, best of 30;
 * numba compile time of the engine: cold (an empty ``NUMBA_CACHE_DIR``, in a fresh process)
-  and cached (a second process loading that cache).
+  and cached (a second process loading that cache);
+* big collectives (``--scale``, issue 13): the hierarchical and the ring all-reduce of 1 GiB
+  in their compact form (:mod:`nvlearn.collectives.compact`) and NCCL's tree as its full op
+  list on ``ib_cluster(1024)`` (8,192 GPUs, three switch tiers), each in a fresh process
+  (``benchmarks/scale.py``): CPU time of topology, schedule and simulation, peak memory
+  (``ru_maxrss``), the load average; then, per collective, the largest power-of-two node
+  count whose whole run takes at most 10 s of CPU. ``--scale-only`` skips the pod cases.
 
 Columns: build = schedule construction, routes = ``Topology.routes`` for the distinct
 (src, dst) pairs plus validation, engine = the event loop (wall clock, and the CPU time of
@@ -35,12 +41,14 @@ compiled kernels.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 GIB = 2**30
 #: The interpreter that has Debian's python3-simgrid (not the project's environment).
@@ -171,7 +179,18 @@ def main(argv=None) -> None:
                              "over 64 GPUs run once")
     parser.add_argument("--simgrid", type=int, nargs="*", default=[32, 64],
                         help="GPU counts of the uneven all-to-all compared with SimGrid")
+    parser.add_argument("--scale", action="store_true",
+                        help="also the 8,192-GPU cases and the largest size in 10 s")
+    parser.add_argument("--scale-only", action="store_true", help="only those")
+    parser.add_argument("--scale-nodes", type=int, default=1024,
+                        help="nodes of the big cases (8 GPUs each)")
+    parser.add_argument("--scale-budget", type=float, default=10.0,
+                        help="CPU seconds of the largest-size search")
     args = parser.parse_args(argv)
+    if args.scale or args.scale_only:
+        _print_scale(args)
+        if args.scale_only:
+            return
 
     import numpy as np
 
@@ -222,6 +241,57 @@ def main(argv=None) -> None:
         cold, cached = _compile_times()
         print(f"\nengine compile, first simulate() in a fresh process: cold cache "
               f"{cold:.1f} s, cached {cached:.2f} s")
+
+
+_SCALE = Path(__file__).resolve().parent / "scale.py"
+
+
+def _scale_case(case: str, nodes: int, model: str = "achievable") -> dict:
+    """One ``benchmarks/scale.py`` run in a fresh process (its own peak memory)."""
+    run = subprocess.run([sys.executable, str(_SCALE), case, str(nodes), model],
+                         capture_output=True, text=True, check=True)
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def _scale_row(r: dict) -> str:
+    label = f"{r['case']} {r['gpus']:,} GPUs {r['model']}"
+    if "refused" in r:
+        return f"{label:<44} refused: {r['refused'][:120]}"
+    return (f"{label:<44} {r['cpu_topology']:>5.2f} {r['cpu_build']:>6.2f} "
+            f"{r['cpu_simulate']:>7.2f} {r['cpu_total']:>6.2f} {r['wall']:>6.1f} "
+            f"{r['peak_gb']:>5.2f} {r['ops']:>11,} {r['full_ops']:>14,} "
+            f"{r['time'] * 1e3:>9.3f} {r['busbw'] / 1e9:>6.1f} "
+            f"{r['load_before']:>4.1f}-{r['load_after']:<4.1f}")
+
+
+def _print_scale(args) -> None:
+    """The big cases of issue 13 and the largest size each collective reaches in 10 s."""
+    n = args.scale_nodes
+    print(f"big collectives on ib_cluster({n}) ({8 * n:,} GPUs), all-reduce of 1 GiB per rank, "
+          "each in a fresh process; CPU seconds (process time: topology, build, simulate, "
+          "total), wall seconds, peak resident GB, load average before-after")
+    head = (f"{'case':<44} {'topo':>5} {'build':>6} {'sim':>7} {'cpu':>6} {'wall':>6} "
+            f"{'GB':>5} {'ops run':>11} {'ops in full':>14} {'time ms':>9} {'busbw':>6} load")
+    print(head)
+    print("-" * len(head))
+    for case in ("compact-hierarchical", "compact-ring", "full-nccl_tree"):
+        for model in ("achievable", "wire"):
+            print(_scale_row(_scale_case(case, n, model)), flush=True)
+    print(f"\nlargest power-of-two node count within {args.scale_budget:g} CPU seconds "
+          "(achievable model; the first row over the budget, or refused, ends the search)")
+    print(head)
+    print("-" * len(head))
+    for case in ("compact-hierarchical", "compact-ring", "full-nccl_tree", "full-hierarchical",
+                 "full-ring"):
+        nodes, best = 4, None
+        while nodes <= 8192:
+            r = _scale_case(case, nodes)
+            print(_scale_row(r), flush=True)
+            if "refused" in r or r["cpu_total"] > args.scale_budget:
+                break
+            best, nodes = r, 2 * nodes
+        print(f"  -> {case}: {best['gpus']:,} GPUs in {best['cpu_total']:.1f} s" if best
+              else f"  -> {case}: none", flush=True)
 
 
 def _print_simgrid(args) -> None:

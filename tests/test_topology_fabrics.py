@@ -7,6 +7,7 @@ import pytest
 
 from nvlearn import specs
 from nvlearn.topology import (
+    LINK_IB,
     LINK_NVLINK_NETWORK,
     NODE_IB_SWITCH,
     NODE_NVSWITCH,
@@ -115,6 +116,52 @@ def test_ib_cluster_structure():
     assert np.count_nonzero((rails4.node_kind == NODE_IB_SWITCH) & (rails4.node_tier == 1)) == 4
 
 
+def _switches(topo, tier):
+    return int(np.count_nonzero((topo.node_kind == NODE_IB_SWITCH) & (topo.node_tier == tier)))
+
+
+@pytest.mark.parametrize("row", [r for r in specs.system("dgx_superpod_h100").fabric_sizes
+                                 if r[5] > 0], ids=lambda r: f"{r[0]}SU")
+def test_ib_cluster_three_tiers_reproduce_the_superpod_table(row):
+    sus, nodes, gpus, leaves, spines, cores = row
+    pod = specs.system("dgx_superpod_h100")
+    assert nodes == sus * pod.su_nodes and leaves == sus * pod.su_leaves
+    topo = ib_cluster(nodes)
+    assert topo.n_gpus == gpus
+    assert [_switches(topo, t) for t in (1, 2, 3)] == [leaves, spines, cores]
+    ib = topo.link_kind == LINK_IB
+    tier = topo.node_tier[topo.link_src[ib]], topo.node_tier[topo.link_dst[ib]]
+    count = topo.link_count[ib]
+    # cables (both directions counted once): node-leaf = leaf-spine = spine-core = GPUs
+    for lo, hi in ((0, 1), (1, 2), (2, 3)):
+        up = (tier[0] == lo) & (tier[1] == hi) & (topo.node_kind[topo.link_dst[ib]]
+                                                   == NODE_IB_SWITCH)
+        assert int(count[up].sum()) == gpus, (lo, hi)
+    degree = np.bincount(topo.link_src, weights=topo.link_count, minlength=topo.n_nodes)
+    assert degree[topo.node_kind == NODE_IB_SWITCH].max() <= specs.ib_switch_for_speed(
+        "ndr").ports
+
+
+def test_ib_cluster_two_tier_rows_of_the_table_and_the_limits():
+    pod = specs.system("dgx_superpod_h100")
+    for _, nodes, _, leaves, _, cores in pod.fabric_sizes:
+        if cores == 0:                 # two tiers: the leaves match; 32 spines, one link each
+            topo = ib_cluster(nodes)
+            assert (_switches(topo, 1), _switches(topo, 2), _switches(topo, 3)) == (
+                leaves, 32, 0)
+    assert pod.max_sus * pod.su_nodes == 2048
+    assert ib_cluster(257).name.endswith("3 tiers)")       # past two tiers: three
+
+
+def test_ib_cluster_three_tier_routes():
+    big = ib_cluster(64, tiers=3)
+    g = big.gpus
+    assert hops(big, g[0], g[[8, 8 * 33, 8 * 33 + 1]]).tolist() == [6, 8, 10]
+    _, link, frac, _ = big.routes(g[[0]], g[[8 * 33 + 1]])   # another rail: via the cores
+    to_core = big.node_tier[big.link_dst[link]] == 3
+    assert frac[to_core].sum() == pytest.approx(1.0)
+
+
 # ---------------------------------------------------------------- paths and latency
 def test_path_lengths(dgx, pod):
     g = dgx.gpus
@@ -214,8 +261,14 @@ def test_pod_rejects_bad_node_counts(nodes):
 def test_ib_cluster_rejects_bad_input():
     with pytest.raises(ValueError, match=">= 1"):
         ib_cluster(0)
-    with pytest.raises(ValueError, match=r"two-tier fat tree.*nodes <= 256"):
-        ib_cluster(257)
+    with pytest.raises(ValueError, match=r"two-tier fat tree.*nodes <= 256, or tiers=3"):
+        ib_cluster(257, tiers=2)
+    with pytest.raises(ValueError, match=r"three-tier fat tree.*nodes <= 8192"):
+        ib_cluster(8193)
+    with pytest.raises(ValueError, match="non-blocking"):
+        ib_cluster(300, oversubscription=2.0)
+    with pytest.raises(ValueError, match="tiers must be 2, 3 or None"):
+        ib_cluster(4, tiers=4)
     with pytest.raises(ValueError, match=r"1, 2, 4, 8"):
         ib_cluster(4, rails=3)
     with pytest.raises(ValueError, match="oversubscription must be >= 1"):

@@ -13,6 +13,12 @@ On a multi-node Topology the ring runs NCCL-like channels, one per rail NIC, lai
 that every NIC works (``channels=``; :mod:`~nvlearn.collectives.channels`); on a rank
 count or one node it is the single ring ``0 -> 1 -> ... -> p-1``.
 
+Big symmetric collectives (rings, the hierarchical all-reduce at 8,192 GPUs and beyond)
+have a compact form, one op per class of ops the fabric's symmetry maps onto each other:
+``compact_allreduce(topology, n_bytes, algorithm="ring")`` (and ``compact_reduce_scatter``,
+``compact_allgather``), run by the same :func:`nvlearn.sim.simulate`
+(:mod:`~nvlearn.collectives.compact` says what it captures and what it does not).
+
 :data:`ALGORITHMS` lists the algorithm names per collective; :func:`supports` /
 :data:`RANK_RULES` say which rank counts each handles. An unknown name, or a rank count the
 algorithm cannot do, raises ValueError saying what is available.
@@ -61,6 +67,13 @@ from nvlearn.collectives.channels import (
     rank_rails,
     ring_orders,
     tree_chains,
+)
+from nvlearn.collectives.compact import (
+    COMPACT_ALGORITHMS,
+    CompactSchedule,
+    compact_allgather,
+    compact_allreduce,
+    compact_reduce_scatter,
 )
 from nvlearn.collectives.direct import direct_alltoall
 from nvlearn.collectives.double_binary_tree import (
@@ -119,6 +132,7 @@ __all__ = [
     "REGISTRY",
     "Algorithm",
     "ALGORITHMS",
+    "CompactSchedule",
     "RANK_RULES",
     "algbw",
     "allgather",
@@ -133,6 +147,9 @@ __all__ = [
     "channel_ring",
     "channel_ring_schedule",
     "check_supported",
+    "compact_allgather",
+    "compact_allreduce",
+    "compact_reduce_scatter",
     "cost",
     "default_channels",
     "direct_alltoall",
@@ -292,9 +309,14 @@ def _check_budget(collective: str, algorithm: str, topology_or_ranks, p: int, ch
         planes = len(nvswitch_planes(topo, range(p)))
     n_ops = estimate_ops(collective, algorithm, p, int(chunks), channels=n_channels,
                          nodes=nodes, planes=planes)
+    compact = ""
+    if (collective, algorithm) in COMPACT_ALGORITHMS and topo is not None:
+        compact = (f", or its compact form (one op per class of symmetric ops, exact on a "
+                   f"symmetric fabric): nvlearn.collectives.compact_{collective}(topology, ...)"
+                   + (f" with algorithm={algorithm!r}" if collective == "allreduce" else ""))
     check_ops(n_ops, f"a {algorithm} {collective} over {p:,} ranks with {chunks} chunk(s)",
-              "use fewer pipeline chunks or ranks, a hierarchical algorithm, or the closed "
-              "form nvlearn.collectives.cost(...), which needs no schedule")
+              "use fewer pipeline chunks or ranks, a hierarchical algorithm, the closed "
+              "form nvlearn.collectives.cost(...), which needs no schedule" + compact)
 
 
 def _topology(topology_or_ranks):

@@ -130,6 +130,33 @@ class OpTable:
         if keep.any():
             self._deps.append((ops[keep].ravel(), deps[keep].ravel(), int(kind)))
 
+    def pack(self) -> tuple[np.ndarray, ...]:
+        """Everything added, as flat arrays (duplicate dependencies dropped).
+
+        Returns
+        -------
+        src, dst, chunk, kind : ndarray, shape (n_ops,)
+            The ops, in id order.
+        dep_indptr : ndarray of int64, shape (n_ops + 1,)
+            Op ``i`` waits for ``dep_op[dep_indptr[i]:dep_indptr[i + 1]]``.
+        dep_op, dep_kind : ndarray of int64
+            The dependencies (sorted per op) and their kinds.
+        """
+        src, dst, chunk, kind = (np.concatenate(a) for a in zip(*self._ops, strict=True))
+        if self._deps:
+            owner = np.concatenate([d[0] for d in self._deps])
+            dep = np.concatenate([d[1] for d in self._deps])
+            dkind = np.concatenate([np.full(d[0].size, d[2], np.int64) for d in self._deps])
+            key = np.sort((owner * self.n + dep) * 2 + dkind)   # sort + mask: np.unique's
+            key = key[np.concatenate(([True], key[1:] != key[:-1]))]  # hash is slower here
+            dkind, rest = key % 2, key // 2
+            owner, dep = np.divmod(rest, self.n)
+        else:
+            owner = dep = dkind = np.zeros(0, dtype=np.int64)
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner, minlength=self.n), out=indptr[1:])
+        return src, dst, chunk, kind, indptr, dep, dkind
+
     def schedule(self, collective: str, algorithm: str, n_ranks: int, n_bytes: float,
                  chunk_bounds: np.ndarray, chunk_owner, chunk_dest,
                  participant_role: tuple[str, ...] = (), meta: dict | None = None,
@@ -162,18 +189,7 @@ class OpTable:
         Schedule
             Marked validated: builders' output is trusted.
         """
-        src, dst, chunk, kind = (np.concatenate(a) for a in zip(*self._ops, strict=True))
-        if self._deps:
-            owner = np.concatenate([d[0] for d in self._deps])
-            dep = np.concatenate([d[1] for d in self._deps])
-            dkind = np.concatenate([np.full(d[0].size, d[2], np.int64) for d in self._deps])
-            key = np.unique((owner * self.n + dep) * 2 + dkind)
-            dkind, rest = key % 2, key // 2
-            owner, dep = np.divmod(rest, self.n)
-        else:
-            owner = dep = dkind = np.zeros(0, dtype=np.int64)
-        indptr = np.zeros(self.n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner, minlength=self.n), out=indptr[1:])
+        src, dst, chunk, kind, indptr, dep, dkind = self.pack()
         bounds = np.asarray(chunk_bounds, dtype=np.float64)
         return mark_validated(Schedule(
             collective=collective,

@@ -7,6 +7,9 @@
 * :mod:`~nvlearn.sim.engine` — the event loop (dependencies, batching, per-link flow lists).
 * :mod:`~nvlearn.sim.fairness` — weighted max-min fair rates (:func:`max_min_rates`).
 * :mod:`~nvlearn.sim.result` — :class:`SimResult` and its :class:`Timeline`.
+* :mod:`~nvlearn.sim.quotient` — a compact schedule (one op per class of symmetric ops,
+  :mod:`nvlearn.collectives.compact`) on the quotient of the fabric by its symmetry:
+  :class:`CompactResult`, exact where every rank is alike.
 
 References
 ----------
@@ -47,10 +50,13 @@ Examples
 
 from .api import effective_capacity, op_routes, participant_nodes, simulate
 from .fairness import max_min_rates
+from .quotient import CompactResult, LinkClass, simulate_compact
 from .result import HotLink, SimResult, Timeline
 
 __all__ = [
+    "CompactResult",
     "HotLink",
+    "LinkClass",
     "SimResult",
     "Timeline",
     "effective_capacity",
@@ -58,4 +64,5 @@ __all__ = [
     "op_routes",
     "participant_nodes",
     "simulate",
+    "simulate_compact",
 ]

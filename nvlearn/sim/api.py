@@ -14,14 +14,15 @@ import numpy as np
 from ..collectives.budget import check_ops
 from ..schedule import ensure_validated
 from ..topology import Topology
+from ..topology.symmetry import routes_by_symmetry
 from .constraints import Constraints, merge_equivalent_links
 from .engine import Fabric, Ops, Output, run
 from .models import DEFAULT_MODEL, achievable_inputs, check_model
 from .result import SimResult, Timeline
 
 __all__ = [
-    "BATCH_RTOL", "REPAIR_SHARE", "ROUTE_SETS_KEPT", "effective_capacity", "op_routes",
-    "participant_nodes", "simulate"
+    "BATCH_RTOL", "REPAIR_SHARE", "ROUTE_SETS_KEPT", "SYMMETRIC_ROUTING_PAIRS",
+    "effective_capacity", "op_routes", "participant_nodes", "simulate"
 ]
 
 #: Events closer than this (relative to the current time) are processed as one batch.
@@ -31,6 +32,11 @@ BATCH_RTOL = 1e-12
 REPAIR_SHARE = 0.25
 #: Route sets kept per Topology (and merged constraints per route set), least recent dropped.
 ROUTE_SETS_KEPT = 4
+#: From this many distinct (src, dst) pairs on, routes are computed one per class of the
+#: fabric's box rotation and rotated onto the rest
+#: (:func:`nvlearn.topology.symmetry.routes_by_symmetry`): the same routes, up to 8x fewer
+#: searches on a rail-optimised cluster.
+SYMMETRIC_ROUTING_PAIRS = 4096
 _CACHE: dict[int, tuple[weakref.ref, OrderedDict]] = {}
 
 
@@ -207,7 +213,9 @@ def _route_set(topology, schedule, nodes: np.ndarray) -> tuple[np.ndarray, _Rout
         op_path = op_path.reshape(-1).astype(np.int32)
 
     def compute() -> _RouteSet:
-        out = topology.routes(pairs // n_nodes, pairs % n_nodes)
+        src, dst = pairs // n_nodes, pairs % n_nodes
+        many = isinstance(topology, Topology) and pairs.size >= SYMMETRIC_ROUTING_PAIRS
+        out = routes_by_symmetry(topology, src, dst) if many else topology.routes(src, dst)
         return _RouteSet(tuple(np.array(a, dtype=t) for a, t in zip(
             out, (np.int64, np.int32, np.float64, np.float64), strict=True)))
 
@@ -304,9 +312,12 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     ----------
     topology : Topology
         The fabric: nodes, links (capacity in bytes/s per direction) and routing policy.
-    schedule : Schedule
+    schedule : Schedule or CompactSchedule
         The ops to run (:mod:`nvlearn.collectives` builds them); at most
-        ``topology.n_gpus`` ranks.
+        ``topology.n_gpus`` ranks. A :class:`~nvlearn.collectives.compact.CompactSchedule`
+        (one op per class of symmetric ops) runs on the quotient of the fabric by its
+        symmetry (:func:`nvlearn.sim.quotient.simulate_compact`) and gives a
+        :class:`~nvlearn.sim.quotient.CompactResult`.
     model : {"achievable", "wire"}
         Which model of the fabric (module :mod:`nvlearn.sim.models`).
     protocol : {"ll", "ll128", "simple"}, optional
@@ -322,9 +333,10 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
 
     Returns
     -------
-    SimResult
+    SimResult or CompactResult
         Per-op times (seconds), per-link bytes and utilisation, the timeline, and the
-        collective's time, algbw and busbw (bytes/s).
+        collective's time, algbw and busbw (bytes/s); per class of ops, links and ranks
+        for a compact schedule.
 
     Raises
     ------
@@ -342,6 +354,14 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
     >>> print(f"{res.time * 1e3:.3f} ms")        # 2 (p-1)/p * n / B = 1.5 GB / 100 GB/s
     15.000 ms
     """
+    if getattr(schedule, "op_count", None) is not None:      # a CompactSchedule
+        if ranks is not None:
+            raise ValueError("ranks cannot move the ranks of a compact schedule (its symmetry "
+                             "is the fabric's order); simulate the full op list")
+        from .quotient import simulate_compact
+
+        return simulate_compact(topology, schedule, model=model, protocol=protocol,
+                                link_factor=link_factor, timeline_bins=timeline_bins)
     model = _check_args(model, protocol, timeline_bins)
     _check_size(topology, schedule, int(timeline_bins))
     ensure_validated(schedule)

@@ -127,7 +127,7 @@ class Catalogue:
     def system(self, key: str) -> System:
         """A system: ``"dgx_h100"``, ``"hgx_h800"``, ``"nvlink_switch_1u"``,
         ``"nvlink_switch_system"``, ``"gb200_nvl72"``, ``"dgx_a100_superpod_hdr"``,
-        ``"dgx_gh200"``.
+        ``"dgx_gh200"``, ``"dgx_superpod_h100"``.
 
         Examples
         --------

@@ -340,6 +340,7 @@ class _Loader:
             ("systems", "nic"): "nics",
             ("systems", "node"): "systems",
             ("systems", "switch"): "systems",
+            ("systems", "ib_switch"): "ib_switches",
             ("systems", "shipped_as"): "systems",
             ("systems", "base"): "systems",
             ("ib_switches", "speed"): "infiniband",

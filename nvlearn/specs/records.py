@@ -15,7 +15,8 @@ from .provenance import (
 
 __all__ = [
     "Record", "NVLinkGen", "NVSwitchGen", "DGXH100", "BoardVariant", "NVLinkSwitch1U",
-    "NVLinkSwitchSystem", "DGXGH200", "GB200NVL72", "DGXA100SuperPODHDR", "System", "LineCode",
+    "NVLinkSwitchSystem", "DGXGH200", "GB200NVL72", "DGXA100SuperPODHDR", "DGXSuperPOD", "System",
+    "LineCode",
     "FECCode", "PCIeGen", "NetworkRate", "IBSwitch", "NIC", "GPU", "Latency",
 ]
 
@@ -440,8 +441,44 @@ class DGXA100SuperPODHDR(Record):
     bisection_bw_bidir: float = _num("bytes/s")
 
 
+@dataclass(frozen=True, kw_only=True)
+class DGXSuperPOD(Record):
+    """NVIDIA's DGX SuperPOD compute fabric: scalable units (SUs) of DGX nodes on a
+    rail-optimised InfiniBand fat tree, two switch tiers up to 8 SUs and three beyond.
+
+    Attributes
+    ----------
+    name : str
+    node, ib_switch : str
+        The node (a :func:`system` key) and the switch of every tier (an
+        :func:`ib_switch` key).
+    su_nodes, su_leaves : int
+        Nodes per SU, and leaf switches per SU (one per rail).
+    max_sus : int
+        The largest SU count the reference architecture lists.
+    fabric_sizes : tuple of tuple of int
+        The reference architecture's component counts, one row per size:
+        ``(SUs, nodes, GPUs, leaf, spine, core switches)`` (0 cores: two tiers).
+
+    Examples
+    --------
+    >>> from nvlearn import specs
+    >>> pod = specs.system("dgx_superpod_h100")
+    >>> pod.su_nodes, pod.fabric_sizes[-1]
+    (32, (64, 2048, 16384, 512, 512, 256))
+    """
+
+    name: str
+    node: str
+    ib_switch: str
+    su_nodes: int = _num("dimensionless")
+    su_leaves: int = _num("dimensionless")
+    max_sus: int = _num("dimensionless")
+    fabric_sizes: tuple[tuple[int, ...], ...] = _num("dimensionless")
+
+
 System = (DGXH100 | BoardVariant | NVLinkSwitch1U | NVLinkSwitchSystem | GB200NVL72
-          | DGXA100SuperPODHDR | DGXGH200)
+          | DGXA100SuperPODHDR | DGXGH200 | DGXSuperPOD)
 
 _SYSTEM_TYPES: dict[str, type[Record]] = {
     "dgx_h100": DGXH100,
@@ -450,6 +487,7 @@ _SYSTEM_TYPES: dict[str, type[Record]] = {
     "nvlink_switch_system": NVLinkSwitchSystem,
     "gb200_nvl72": GB200NVL72,
     "dgx_a100_superpod_hdr": DGXA100SuperPODHDR,
+    "dgx_superpod_h100": DGXSuperPOD,
     "dgx_gh200": DGXGH200,
 }
 

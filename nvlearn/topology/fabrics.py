@@ -5,7 +5,8 @@
   the H20).
 * :func:`nvlink_pod` — the NVLink Switch System: up to 32 DGX H100 nodes, 256 GPUs, on a
   second level of 18 1U NVLink Switches.
-* :func:`ib_cluster` — DGX H100 nodes on a rail-optimised two-tier InfiniBand NDR fat tree.
+* :func:`ib_cluster` — DGX H100 nodes on a rail-optimised InfiniBand NDR fat tree, two or
+  three switch tiers (NVIDIA's DGX SuperPOD: scalable units of 32 nodes).
 * :func:`pcie_box` — 8 GPUs that talk over PCIe switches and a CPU root complex.
 * :func:`gb200_nvl72` — the GB200 NVL72 rack: 72 Blackwell GPUs on 18 NVLink 5 switch chips.
 
@@ -17,7 +18,8 @@ Node names (stable; SHARP / NVLS schedules name their switch participants with t
 ``gpu{i}`` and ``nvswitch{p}`` in :func:`dgx_h100`; with a ``n{node}.`` prefix inside the
 nodes of :func:`nvlink_pod` and :func:`ib_cluster` (``n3.gpu5``, ``n3.nvswitch0``,
 ``n3.pcie5``, ``n3.nic5``); ``nvls{box}.chip{c}`` for the pod's second level;
-``leaf.r{rail}.{j}`` and ``spine{k}`` in the InfiniBand fabric; ``gpu{i}``, ``pcie{k}``
+``leaf.r{rail}.{j}`` and ``spine{k}`` in the two-tier InfiniBand fabric, ``leaf.r{rail}.{j}``,
+``spine.r{rail}.{pod}.{s}`` and ``core{s}.{i}`` in the three-tier one; ``gpu{i}``, ``pcie{k}``
 and ``cpu`` in :func:`pcie_box`.
 
 References
@@ -27,21 +29,25 @@ GPU, the DGX H100's four NVSwitch chips, the NVLink Switch System of 256 GPUs).
 A. Ishii and R. Wells, "The NVLink-Network Switch: NVIDIA's Switch Chip for High
 Communication-Bandwidth SuperPODs", Hot Chips 34, 2022 (port counts, the 2:1 taper).
 NVIDIA, "NVIDIA Blackwell Architecture Technical Brief", 2024 (GB200 NVL72).
-NVIDIA, "DGX SuperPOD Reference Architecture featuring DGX H100 systems" (the
-rail-optimised InfiniBand compute fabric).
+NVIDIA, "DGX SuperPOD Reference Architecture featuring DGX H100 systems" (RA-11333-001,
+2023: the rail-optimised InfiniBand compute fabric, scalable units of 32 nodes) and its DGX
+B200 edition (the leaf / spine / core switch counts of larger fabrics, three tiers beyond 8
+scalable units).
 C. E. Leiserson, "Fat-trees: universal networks for hardware-efficient supercomputing",
 IEEE Trans. Computers C-34(10):892-901, 1985; M. Al-Fares, A. Loukissas and A. Vahdat, "A
-scalable, commodity data center network architecture", ACM SIGCOMM 2008 (the two-tier fat
-tree of :func:`ib_cluster`).
+scalable, commodity data center network architecture", ACM SIGCOMM 2008 (the two- and
+three-tier fat trees of :func:`ib_cluster`).
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import specs
+from ..progress import progress
 from .builders import FabricBuilder, check_count, check_rate
 from .core import (
     LINK_IB,
@@ -56,7 +62,11 @@ from .core import (
     Topology,
 )
 
-__all__ = ["dgx_h100", "nvlink_pod", "gb200_nvl72", "ib_cluster", "pcie_box"]
+__all__ = ["PROGRESS_NODES", "dgx_h100", "nvlink_pod", "gb200_nvl72", "ib_cluster", "pcie_box"]
+
+#: From this many nodes on (a second or more of building), :func:`ib_cluster` shows a
+#: progress bar in a notebook (and stays interruptible between nodes).
+PROGRESS_NODES = 1024
 
 
 def _require(ok: bool, what: str) -> None:
@@ -370,67 +380,179 @@ def gb200_nvl72() -> Topology:
     return b.build(nvl.name, gpu=nvl.gpu)
 
 
+class _TreePlan(NamedTuple):
+    """A rail-optimised fat tree: per rail ``members[j]`` nodes on leaf ``j`` and that leaf's
+    ``uplinks[j]``; with three tiers, the rail's leaves in ``pods_per_rail`` pods of
+    ``leaves_per_pod`` leaves, each pod with ``spines_per_pod`` spines (``leaf_bundle`` links
+    from every leaf to each), and ``core_group`` core switches per spine index
+    (``core_bundle`` links from every spine to each)."""
+
+    tiers: int
+    members: list[int]
+    uplinks: list[int]
+    pods_per_rail: int = 0
+    leaves_per_pod: int = 0
+    spines_per_pod: int = 0
+    leaf_bundle: int = 0
+    core_group: int = 0
+    core_bundle: int = 0
+
+
+def _power_of_two_at_least(n: int) -> int:
+    return 1 << max(0, math.ceil(math.log2(max(n, 1))))
+
+
 def _fat_tree_plan(nodes: int, rails: int, oversubscription: float, nics_per_node: int,
-                   radix: int) -> tuple[int, list[int], list[int]]:
-    """Leaves per rail, nodes per leaf and uplinks per leaf of a rail-optimised 2-tier tree."""
+                   radix: int, tiers: int | None) -> _TreePlan:
+    """The leaves, spines and (with three tiers) cores of a rail-optimised fat tree.
+
+    Two tiers (the default while they fit): every leaf connects once to each of its
+    ``ceil(down / oversubscription)`` spines, a spine has a port per leaf, so at most
+    ``radix`` leaves. Three tiers (NVIDIA's DGX SuperPOD beyond 8 scalable units): the
+    leaves of each rail form pods of at most ``radix / 2`` leaves, every pod its own spines
+    (a power of two, at least its leaves), every leaf ``radix / 2`` links up spread evenly
+    over its pod's spines, every spine ``radix / 2`` links up to the ``core_group`` core
+    switches of its index; a core switch has a port for each pod's share, so at most
+    ``radix`` pods.
+    """
     if nics_per_node % rails:
         divisors = [r for r in range(1, nics_per_node + 1) if nics_per_node % r == 0]
         raise ValueError(f"rails={rails}: the {nics_per_node} NICs of a node must spread evenly "
                          f"over the rails; use one of {divisors}")
-    down_ports = radix // 2
-    nics_per_rail = nics_per_node // rails
-    per_leaf = down_ports // nics_per_rail
-    leaves_per_rail = math.ceil(nodes / per_leaf)
-    if rails * leaves_per_rail > radix:
-        max_nodes = radix // rails * per_leaf
+    if tiers not in (None, 2, 3):
+        raise ValueError(f"tiers must be 2, 3 or None (the fewest that fit), got {tiers!r}")
+    down = radix // 2
+    per_leaf = down // (nics_per_node // rails)
+    leaves = math.ceil(nodes / per_leaf)
+    members = [min(per_leaf, nodes - j * per_leaf) for j in range(leaves)]
+    two_fit = rails * leaves <= radix
+    if tiers == 2 or (tiers is None and two_fit):
+        if not two_fit:
+            raise ValueError(
+                f"ib_cluster(nodes={nodes}, rails={rails}, tiers=2) needs {leaves} leaf switches "
+                f"per rail ({per_leaf} nodes each, {down} of {radix} ports down), "
+                f"{rails * leaves} leaves in all; a two-tier fat tree of {radix}-port switches "
+                f"connects at most {radix} leaves (one port of every spine each), so use "
+                f"nodes <= {radix // rails * per_leaf}, or tiers=3")
+        uplinks = [math.ceil(m * (nics_per_node // rails) / oversubscription) for m in members]
+        return _TreePlan(2, members, uplinks)
+    if oversubscription != 1:
+        raise ValueError("the three-tier fabric is non-blocking, as the DGX SuperPOD's: pass "
+                         "oversubscription=1, or nodes that fit two tiers")
+    pods_per_rail = math.ceil(leaves / down)
+    pods = rails * pods_per_rail
+    core_group = _power_of_two_at_least(math.ceil(pods / 2))
+    if core_group > down:
+        max_nodes = radix // rails * down * per_leaf
         raise ValueError(
-            f"ib_cluster(nodes={nodes}, rails={rails}) needs {leaves_per_rail} leaf switches "
-            f"per rail ({per_leaf} nodes each, {down_ports} of {radix} ports down), "
-            f"{rails * leaves_per_rail} leaves in all; a two-tier fat tree of {radix}-port "
-            f"switches connects at most {radix} leaves (one port of every spine each), so "
-            f"use nodes <= {max_nodes} (a third tier is not modelled)"
-        )
-    members = [min(per_leaf, nodes - j * per_leaf) for j in range(leaves_per_rail)]
-    uplinks = [math.ceil(m * nics_per_rail / oversubscription) for m in members]
-    return leaves_per_rail, members, uplinks
+            f"ib_cluster(nodes={nodes}, rails={rails}) needs {pods} pods of up to {down} leaf "
+            f"switches; a three-tier fat tree of {radix}-port switches connects at most {radix} "
+            f"pods (a core port for each), so use nodes <= {max_nodes} (a fourth tier is not "
+            "modelled)")
+    leaves_per_pod = math.ceil(leaves / pods_per_rail)
+    spines = _power_of_two_at_least(leaves_per_pod)
+    return _TreePlan(3, members, [down] * leaves, pods_per_rail, leaves_per_pod, spines,
+                     down // spines, core_group, down // core_group)
+
+
+def _add_switches(b: FabricBuilder, plan: _TreePlan, rails: int, port_bw: float,
+                  t_ib: float) -> list[list[int]]:
+    """Leaves (one list per rail) and, above them, the plan's spines and cores."""
+    leaves = [[b.node(NODE_IB_SWITCH, f"leaf.r{r}.{j}", tier=1, plane=r)
+               for j in range(len(plan.members))] for r in range(rails)]
+    if plan.tiers == 2:
+        if rails * len(plan.members) > 1:
+            spines = [b.node(NODE_IB_SWITCH, f"spine{k}", tier=2) for k in range(max(plan.uplinks))]
+            for r in range(rails):
+                for j, leaf in enumerate(leaves[r]):
+                    for k in range(plan.uplinks[j]):
+                        b.cable(leaf, spines[k], bw_per_dir=port_bw, kind=LINK_IB, latency_ab=t_ib)
+        return leaves
+    cores = [[b.node(NODE_IB_SWITCH, f"core{s}.{i}", tier=3) for i in range(plan.core_group)]
+             for s in range(plan.spines_per_pod)]
+    for r in range(rails):
+        for pod in range(plan.pods_per_rail):
+            spines = [b.node(NODE_IB_SWITCH, f"spine.r{r}.{pod}.{s}", tier=2, plane=r)
+                      for s in range(plan.spines_per_pod)]
+            for leaf in leaves[r][pod * plan.leaves_per_pod:(pod + 1) * plan.leaves_per_pod]:
+                for spine in spines:
+                    b.cable(leaf, spine, bw_per_dir=plan.leaf_bundle * port_bw, kind=LINK_IB,
+                            count=plan.leaf_bundle, latency_ab=t_ib)
+            for s, spine in enumerate(spines):
+                for core in cores[s]:
+                    b.cable(spine, core, bw_per_dir=plan.core_bundle * port_bw, kind=LINK_IB,
+                            count=plan.core_bundle, latency_ab=t_ib)
+    return leaves
 
 
 def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
-               ib: str = "ndr", gpu: str = "h100") -> Topology:
-    """DGX H100 nodes on a rail-optimised, two-tier InfiniBand fat tree.
+               ib: str = "ndr", gpu: str = "h100", tiers: int | None = None) -> Topology:
+    """DGX H100 nodes on a rail-optimised InfiniBand fat tree of two or three switch tiers.
 
     Inside each node the GPUs talk over NVLink exactly as in :func:`dgx_h100`. Each GPU also
     has its own ConnectX-7 NIC behind a PCIe switch (GPU -> PCIe switch -> NIC, x16 links of
     the NIC's PCIe generation); one PCIe switch per GPU-NIC pair, so GPUs never talk to each
     other over PCIe. NIC ``i`` of every node plugs into a leaf switch of rail ``i % rails``
     ("rail-optimised": GPU ``i`` of every node meets GPU ``i`` of every other node one switch
-    away). A leaf uses half its ports (32 of 64 for NDR) for NICs and
-    ``ceil(down / oversubscription)`` ports up, one to each spine; a rail gets more leaves
-    when its NICs outnumber 32. Spines connect every leaf once. Cross-rail traffic between
-    nodes goes leaf -> spine -> leaf (GPUs do not forward, so there is no PXN-style hop over
-    NVLink in the routes; schedules model that explicitly).
+    away). A leaf uses half its ports (32 of 64 for NDR) for NICs and the other half up; a
+    rail gets more leaves when its NICs outnumber 32 — with 8 rails, one leaf per rail for
+    every 32 nodes, NVIDIA's *scalable unit* (``specs.system("dgx_superpod_h100")``).
+
+    **Two tiers** (up to 256 nodes with 8 rails of 64-port switches): each leaf has
+    ``ceil(32 / oversubscription)`` uplinks, one to each spine, and the spines connect every
+    leaf of every rail once, so traffic between rails crosses a spine.
+
+    **Three tiers** (257 to 8,192 nodes; NVIDIA's DGX SuperPOD beyond 8 scalable units,
+    non-blocking): the leaves of each rail form *pods* of at most 32; each pod has its own
+    spines (the smallest power of two at least its leaves; 32 for a full pod), every leaf
+    spreads its 32 uplinks evenly over them (bundles of ``32 / spines`` links), and spine
+    ``s`` of every pod spreads its 32 uplinks evenly over core group ``s`` (the smallest
+    power of two at least half the pods, so a core switch's 64 ports take every pod's
+    share). Same-rail traffic between leaves stays in its rail's pod (leaf -> spine ->
+    leaf) while a rail has one pod (up to 1,024 nodes); traffic between rails, or between a
+    rail's pods, goes leaf -> spine -> core -> spine -> leaf. The switch counts reproduce
+    the reference architecture's table (``specs.system("dgx_superpod_h100").fabric_sizes``:
+    128 / 128 / 64 leaf / spine / core switches at 512 nodes, 256 / 256 / 128 at 1,024,
+    512 / 512 / 256 at 2,048); **the wiring is a modelling choice**: NVIDIA publishes the
+    counts, not which spine a leaf's cables go to, and this builder keeps each rail's leaves
+    together under their own spines (rail-aligned pods), so a rail stays three switch hops
+    wide as in the two-tier design.
+
+    Limits (stated, and the messages say them): two tiers hold at most 64 leaves (a spine
+    port per leaf), 256 nodes with 8 rails; three tiers at most 64 pods (a core port per
+    pod), 8,192 nodes (65,536 GPUs) with 8 rails, beyond the reference architecture's
+    largest listed size of 64 scalable units (2,048 nodes); three tiers only non-blocking.
+    The two-tier spine count is 32 whatever the size (one link per leaf), where the
+    reference architecture uses half as many spines as leaves with parallel links: the same
+    capacity in the fluid model. GPUs do not forward, so there is no PXN-style hop over
+    NVLink in the routes; schedules model that explicitly.
 
     Parameters
     ----------
     nodes : int
-        DGX H100 nodes, >= 1 (at most 256 with 8 rails of 64-port switches; the error
+        DGX H100 nodes, >= 1 (at most 8,192 with 8 rails of 64-port switches; the error
         message gives the limit for other choices).
     rails : int
         Network rails; must divide the 8 NICs per node (1, 2, 4 or 8).
     oversubscription : float
-        Leaf down ports / up ports, >= 1 (1 = non-blocking). Uplinks are rounded up.
+        Leaf down ports / up ports, >= 1 (1 = non-blocking), two tiers only. Uplinks are
+        rounded up.
     ib : str
-        InfiniBand speed of the cables (catalogue key), default ``"ndr"``; leaves and spines
-        are the catalogue's switch of that speed (Quantum-2, 64 ports, for NDR).
+        InfiniBand speed of the cables (catalogue key), default ``"ndr"``; leaves, spines and
+        cores are the catalogue's switch of that speed (Quantum-2, 64 ports, for NDR).
     gpu : str
         Catalogue GPU of the nodes, as in :func:`dgx_h100` (default ``"h100"``; ``"h800"``
         gives the nodes their 8 NVLinks; the network side is unchanged).
+    tiers : {2, 3}, optional
+        Switch tiers; default the fewest that fit. ``tiers=3`` builds the three-tier design
+        for any node count (for comparisons and tests at small sizes).
 
     Returns
     -------
     Topology
         GPUs and NVSwitch chips as in :func:`dgx_h100`, plus per GPU a PCIe switch (tier 1)
-        and a NIC (tier 0), leaf switches (tier 1, plane = rail) and spines (tier 2).
+        and a NIC (tier 0), leaf switches (tier 1, plane = rail), spines (tier 2; plane = rail
+        with three tiers) and cores (tier 3).
 
     Notes
     -----
@@ -445,6 +567,9 @@ def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
     >>> topo = ib_cluster(4)
     >>> topo.n_gpus
     32
+    >>> big = ib_cluster(1024)                       # 32 scalable units, three tiers
+    >>> [int(((big.node_kind == NODE_IB_SWITCH) & (big.node_tier == t)).sum()) for t in (1, 2, 3)]
+    [256, 256, 128]
     """
     nodes = check_count(nodes, "nodes", 1)
     rails = check_count(rails, "rails", 1)
@@ -458,16 +583,17 @@ def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
     nic = specs.nic(dgx.nic)
     fabric = specs.infiniband(ib)
     radix = specs.ib_switch_for_speed(ib).ports
-    leaves_per_rail, members, uplinks = _fat_tree_plan(nodes, rails, o, dgx.nics, radix)
+    plan = _fat_tree_plan(nodes, rails, o, dgx.nics, radix, tiers)
     pcie_bw = specs.pcie(nic.pcie_generation).x16_bw_per_dir
     wire_bw = min(nic.port_bw_per_dir, fabric.port_bw_per_dir)
     t_pcie, t_nic, t_ib = (specs.latency(k) for k in ("pcie_switch_hop", "nic",
                                                        "ib_switch_hop"))
     b = FabricBuilder()
-    leaves = [[b.node(NODE_IB_SWITCH, f"leaf.r{r}.{j}", tier=1, plane=r)
-               for j in range(leaves_per_rail)] for r in range(rails)]
-    per_leaf = members[0]
-    for n in range(nodes):
+    leaves = _add_switches(b, plan, rails, fabric.port_bw_per_dir, t_ib)
+    per_leaf = plan.members[0]
+    boxes = range(nodes) if nodes < PROGRESS_NODES else progress(
+        range(nodes), label=f"building {nodes:,} DGX nodes")
+    for n in boxes:
         gpus, _ = _add_dgx_box(b, n, f"n{n}.", gpu, links, rails)
         for i, g in enumerate(gpus):
             rail = i % rails
@@ -479,15 +605,8 @@ def ib_cluster(nodes: int, rails: int = 8, oversubscription: float = 1.0, *,
                     latency_ba=t_nic)
             b.cable(card, leaves[rail][n // per_leaf], bw_per_dir=wire_bw, kind=LINK_IB,
                     latency_ab=t_nic, latency_ba=t_ib)
-    if rails * leaves_per_rail > 1:
-        spines = [b.node(NODE_IB_SWITCH, f"spine{k}", tier=2) for k in range(max(uplinks))]
-        for r in range(rails):
-            for j, leaf in enumerate(leaves[r]):
-                for k in range(uplinks[j]):
-                    b.cable(leaf, spines[k], bw_per_dir=fabric.port_bw_per_dir, kind=LINK_IB,
-                            latency_ab=t_ib)
-    return b.build(f"IB cluster ({nodes} x {_box_name(gpu)}, {rails} rails, {o:g}:1)",
-                   gpu=gpu)
+    shape = f"{o:g}:1" if plan.tiers == 2 else "3 tiers"
+    return b.build(f"IB cluster ({nodes} x {_box_name(gpu)}, {rails} rails, {shape})", gpu=gpu)
 
 
 def pcie_box(gpus: int = 8, gpus_per_switch: int = 2, pcie_gen: int = 5) -> Topology:
