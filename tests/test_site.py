@@ -1,7 +1,8 @@
 """The static site: a page per notebook with its executed figures, solutions behind a click.
 
-Built for two notebooks to keep the test short — 00 (no graded source) and 02 (rendered from
-its worked solutions) — by the same code as ``make site``, which builds all of them.
+Built for three notebooks to keep the test short — 00 and 02 (explorers, figures, written
+answers) and 09 (code puzzles) — by the same code as ``make site``, which builds all ten
+(about 7.5 min on 2 cores; each page is executed from its worked solutions).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-IDS = ["00_start_here", "02_serdes_bandwidth"]
+IDS = ["00_start_here", "02_serdes_bandwidth", "09_schedule_puzzles"]
 
 
 def _tool(name: str):
@@ -67,10 +68,12 @@ def test_every_image_of_a_page_exists(site, nb_id):
     assert all((site / src).stat().st_size > 1000 for src in images if not src.startswith("data:"))
 
 
-def test_solutions_are_folded_and_tests_hidden(site):
-    page = (site / "02_serdes_bandwidth.html").read_text(encoding="utf-8")
+@pytest.mark.parametrize("nb_id, n_solutions", [("02_serdes_bandwidth", 9),
+                                                 ("09_schedule_puzzles", 10)])
+def test_solutions_are_folded_and_tests_hidden(site, nb_id, n_solutions):
+    page = (site / f"{nb_id}.html").read_text(encoding="utf-8")
     folded = page.count('<details class="nvlearn-solution">')
-    assert folded >= 9
+    assert folded >= n_solutions
     assert page.count("</details>") >= folded
     assert "BEGIN HIDDEN TESTS" not in page and "BEGIN SOLUTION" not in page
     assert "Traceback" not in page     # every cell ran, solutions included
