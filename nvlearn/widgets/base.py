@@ -38,25 +38,27 @@ width they need, sliders get a fixed usable track.
 from __future__ import annotations
 
 import functools
-import io
 import pickle
 import queue
+import struct
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
+import numpy as np
 from IPython.display import display
-from PIL import Image
 
 from nvlearn.plots import live
 from nvlearn.widgets import worker
 
 __all__ = ["PREFETCH_DELAY_S", "SLIDER_WIDTH", "Controls", "Explorer", "control_row",
-           "fabric_label", "fabric_options", "figure_png", "fit_control", "labelled_fabric"]
+           "fabric_label", "fabric_options", "figure_png", "fit_control", "labelled_fabric",
+           "png_bytes"]
 
 #: Width of a slider (label, track and readout) in the control row.
 SLIDER_WIDTH = "440px"
@@ -155,8 +157,7 @@ def figure_png(fig: plt.Figure) -> bytes:
     """PNG bytes of ``fig`` at its own size and dpi (what the explorer's image shows).
 
     One Agg draw (of the changed artists only, for a :class:`~nvlearn.plots.live.LiveFigure`'s
-    figure) and a fast PNG encoding (zlib level 1: a few ms, files about 5 % larger than the
-    default level), not ``savefig``'s general path.
+    figure) and a fast PNG encoding (:func:`png_bytes`), not ``savefig``'s general path.
 
     Examples
     --------
@@ -165,9 +166,38 @@ def figure_png(fig: plt.Figure) -> bytes:
     >>> figure_png(fig)[:4]
     b'\\x89PNG'
     """
-    buf = io.BytesIO()
-    Image.fromarray(live.rgba(fig)).save(buf, format="png", compress_level=1)
-    return buf.getvalue()
+    return png_bytes(live.rgba(fig))
+
+
+def png_bytes(rgba: np.ndarray) -> bytes:
+    """A PNG of ``rgba`` (height x width x 4, uint8): rows unfiltered, one zlib level-1
+    stream.
+
+    About half the time of PIL's encoder at its fastest level (~12 ms for an 840 x 840
+    explorer figure), for files about 10 % larger (~80 kB).
+
+    Examples
+    --------
+    >>> import io
+    >>> from PIL import Image
+    >>> pixels = np.zeros((2, 3, 4), dtype=np.uint8)
+    >>> pixels[0, 0] = (255, 0, 0, 255)
+    >>> image = Image.open(io.BytesIO(png_bytes(pixels)))
+    >>> image.size, image.getpixel((0, 0))
+    ((3, 2), (255, 0, 0, 255))
+    """
+    height, width, _ = rgba.shape
+    rows = np.empty((height, 1 + 4 * width), dtype=np.uint8)
+    rows[:, 0] = 0  # filter type "none" on every row
+    rows[:, 1:] = rgba.reshape(height, 4 * width)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)) + chunk(b"IEND", b""))
 
 
 def _neighbours(control: W.ValueWidget, forward: bool = True, every: bool = False) -> list:
