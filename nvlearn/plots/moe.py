@@ -52,9 +52,9 @@ def draw_expert_load(ax, routing: Routing, title: str | None = None) -> None:
     ax.set_xlabel("expert")
     ax.set_ylabel("token assignments (all GPUs)")
     ax.set_xlim(-0.7, routing.n_experts - 0.3)
-    ax.set_ylim(0, routed.max() * 1.25)
+    ax.set_ylim(0, routed.max() * 1.45)  # room for the legend above the bars
     ax.grid(axis="x", visible=False)
-    ax.legend(fontsize=9, loc="upper right", ncol=2)
+    ax.legend(loc="upper right", ncol=2)
     if title is None:
         skew = "" if routing.skew is None else f", skew {routing.skew:g}"
         title = (f"{routing.n_experts} experts, top-{routing.top_k}{skew}: "
@@ -373,7 +373,7 @@ def imbalance_figure(comm: MoEComm) -> plt.Figure:
     >>> fig.axes[0].get_ylabel()
     'received in dispatch (MB)'
     """
-    fig, ax = new_figure(width=8.5, height=3.6)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=3.6)
     draw_receive_bytes(ax, comm)
     fig.tight_layout()
     return fig
@@ -448,7 +448,7 @@ def fabric_times_figure(results: Mapping[str, MoEComm], title: str = "") -> plt.
     labels = list(results)
     d = np.array([results[k].dispatch_time for k in labels]) * 1e3
     c = np.array([results[k].combine_time for k in labels]) * 1e3
-    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=0.75 * len(labels) + 1.4)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=0.75 * len(labels) + 1.8)
     y = np.arange(len(labels))[::-1]
     ax.barh(y, d, color=SERIES[0], height=0.6, label="dispatch")
     ax.barh(y, c, left=d, color=SERIES[2], height=0.6, label="combine")
@@ -456,15 +456,15 @@ def fabric_times_figure(results: Mapping[str, MoEComm], title: str = "") -> plt.
         link = results[k].limiting_link()
         kind = "" if link is None else f"  (limit: {link.label})"
         ax.text(total + 0.01 * (d + c).max(), yi, f"{format_time(total / 1e3)}{kind}",
-                va="center", fontsize=8.5)
+                va="center")
     ax.set_xlim(0, (d + c).max() * 1.6)
     ax.set_yticks(y, labels)
     ax.set_xlabel("time per MoE layer, forward (ms)")
     ax.set_ylabel("fabric, expert-parallel degree")
     ax.grid(axis="y", visible=False)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8.5)
     ax.set_title(title or "dispatch + combine all-to-all, simulated")
-    fig.tight_layout()
+    fig.legend(loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))  # the legend below
     return fig
 
 
@@ -511,7 +511,7 @@ def capacity_tradeoff_figure(factors: Sequence[float], drop_fraction: Sequence[f
     b.set_xlabel("capacity factor")
     b.set_ylabel("dispatch + combine (ms)")
     b.set_ylim(bottom=0)
-    b.legend(fontsize=9.5)
+    b.legend()
     b.set_title("... but more bytes to move: a longer all-to-all")
     fig.tight_layout()
     return fig
@@ -548,9 +548,9 @@ def dedup_figure(results: Mapping[str, Mapping[str, MoEComm]]) -> plt.Figure:
         a.bar(off, inter, **kw)
         b.bar(off, t, **kw)
         for xi, v in zip(off, t, strict=True):
-            b.text(xi, v, format_time(v / 1e3), ha="center", va="bottom", fontsize=9.5)
+            b.text(xi, v, format_time(v / 1e3), ha="center", va="bottom")
         for xi, v in zip(off, inter, strict=True):
-            a.text(xi, v, f"{v:,.0f}", ha="center", va="bottom", fontsize=9.5)
+            a.text(xi, v, f"{v:,.0f}", ha="center", va="bottom")
     for ax in (a, b):
         ax.set_xticks(x, fabrics)
         ax.set_xlabel("fabric")
@@ -559,7 +559,7 @@ def dedup_figure(results: Mapping[str, Mapping[str, MoEComm]]) -> plt.Figure:
     a.set_title("bytes that leave the node")
     b.set_ylabel("dispatch + combine (ms)")
     b.set_title("time (stages back to back)")
-    a.legend(fontsize=9.5, loc="upper right")
+    a.legend(loc="upper right")
     a.set_ylim(top=a.get_ylim()[1] * 1.3)
     b.set_ylim(top=b.get_ylim()[1] * 1.12)
     fig.tight_layout()
@@ -605,11 +605,11 @@ def skew_figure(skews: Sequence[float], results: Sequence[MoEComm], bw_per_dir: 
     ax.axhline(t[0], color=SERIES[0], ls=":", lw=1.2, label=f"skew {s[0]:g} (balanced)")
     for si, ti in zip(s[1:], t[1:], strict=True):
         ax.annotate(f"{ti / t[0]:.2f}x", (si, ti), textcoords="offset points", xytext=(0, 7),
-                    ha="center", fontsize=8.5)
+                    ha="center")
     ax.set_xlabel("skew (Zipf exponent of expert popularity)")
     ax.set_ylabel("dispatch + combine (ms)")
     ax.set_ylim(0, t.max() * 1.2)
-    ax.legend(fontsize=8.5, loc="lower right")
+    ax.legend(loc="lower right")
     ax.set_title(title or "the hottest GPU sets the time")
     fig.tight_layout()
     return fig

@@ -204,7 +204,7 @@ def ber_curves(
     ax.set_xlabel("peak SNR at the slicer (dB): peak amplitude² / noise variance")
     ax.set_ylabel("bit error rate")
     ax.set_title("Same transmitter swing, same noise: PAM4's eyes are a third as tall")
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -295,7 +295,7 @@ def generation_chart(
         a, b = (labels.index(name) for name in ratio)
         notes[a] = f"  = {values[a] / values[b]:.2f} x {labels[b]}"
     for yi, value, note in zip(y, values, notes, strict=True):
-        ax.text(value, yi, f" {value:.4g}{note}", va="center", fontsize=9)
+        ax.text(value, yi, f" {value:.4g}{note}", va="center")
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
     ax.set_xlabel(
@@ -362,10 +362,10 @@ def fec_curves(
         ax.axvline(operating_ber, color="grey", ls="--")
         cer = codeword_error_rate(operating_ber, code)
         ax.text(operating_ber * 1.15, 1e-17,
-                f"pre-FEC BER {operating_ber:g}\nCER {cer:.1e} (independent)", fontsize=9)
+                f"pre-FEC BER {operating_ber:g}\nCER {cer:.1e} (independent)")
     ax.set_ylim(1e-18, 3.0)
     ax.set_xlabel("pre-FEC bit error rate")
     ax.set_ylabel("post-FEC codeword error rate\n(uncorrectable codewords per codeword)")
     ax.set_title(f"{code.name}: {code.codeword_bits}-bit codewords, corrects {code.t} symbols")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     return fig

@@ -229,7 +229,7 @@ def idle_cost_figure(costs: Mapping[tuple[str, bool], Sequence], token_budget: f
     >>> fig.axes[0].get_yscale()
     'log'
     """
-    fig, ax = new_figure(width=8.0, height=4.4)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=5.4)
     power = None
     for (fabric, overlap), rows in costs.items():
         colour, label = FABRIC_STYLE[fabric]
@@ -249,6 +249,6 @@ def idle_cost_figure(costs: Mapping[tuple[str, bool], Sequence], token_budget: f
     right.set_ylabel(f"energy at {power:.0f} W board power (MWh)")
     ax.set_title(f"The cost of waiting: {model} model trained on {token_budget:.3g} tokens "
                  "(GPU-hours floored at 10⁻³)", fontsize=10)
-    ax.legend(fontsize=7.5, loc="upper left")
-    fig.tight_layout()
+    fig.legend(loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))  # below: off the data
+    fig.tight_layout(rect=(0, 0.85 / fig.get_figheight(), 1, 1))
     return fig

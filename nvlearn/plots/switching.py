@@ -53,14 +53,14 @@ def pair_rates_figure(rows: Sequence[Mapping]):
     >>> fig.axes[0].get_xlabel()
     'rate per flow (GB/s per direction)'
     """
-    fig, ax = new_figure(width=9.0, height=0.55 * len(rows) + 1.6)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=0.55 * len(rows) + 1.6)
     y = np.arange(len(rows))
     h = 0.38
     for k, (policy, colour) in enumerate((("adaptive", SERIES[0]), ("static", SERIES[1]))):
         vals = np.array([r[policy] for r in rows]) / 1e9
         bars = ax.barh(y + (k - 0.5) * h, vals, height=h, color=colour, label=policy)
         for bar, v in zip(bars, vals, strict=True):
-            ax.text(bar.get_width(), bar.get_y() + h / 2, f" {v:.0f}", va="center", fontsize=8)
+            ax.text(bar.get_width(), bar.get_y() + h / 2, f" {v:.0f}", va="center")
     ax.set_yticks(y, [r["case"] for r in rows])
     ax.invert_yaxis()
     ax.set_xlabel("rate per flow (GB/s per direction)")
@@ -204,7 +204,7 @@ def hol_figure(ports: Sequence[int], throughput: Sequence[float], limit: float):
     ax.set_xlabel("switch ports N (inputs = outputs)")
     ax.set_ylabel("throughput per port (cells / slot)")
     ax.set_title("Head-of-line blocking: uniform traffic, every input always busy")
-    ax.legend(loc="lower left", fontsize=8)
+    ax.legend(loc="lower left")
     fig.tight_layout()
     return fig
 
@@ -237,9 +237,9 @@ def access_time_figure(paths: Sequence, sizes: np.ndarray | None = None):
     ax.set_ylabel("time to deliver one way")
     for n in (64, 2**20, 2**30):
         ax.axvline(n, color="#999999", lw=0.6, ls=":")
-        ax.text(n, ax.get_ylim()[0], f" {format_bytes(n, binary=True)}", fontsize=7,
+        ax.text(n, ax.get_ylim()[0], f" {format_bytes(n, binary=True)}",
                 va="bottom", color="#555555")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     ax.set_title("Latency rules small messages, bandwidth rules large ones (model numbers)")
     fig.tight_layout()
     return fig
