@@ -457,7 +457,7 @@ def fabric_times_figure(results: Mapping[str, MoEComm], title: str = "") -> plt.
         kind = "" if link is None else f"  (limit: {link.label})"
         ax.text(total + 0.01 * (d + c).max(), yi, f"{format_time(total / 1e3)}{kind}",
                 va="center")
-    ax.set_xlim(0, (d + c).max() * 1.6)
+    ax.set_xlim(0, (d + c).max() * 2.0)  # room for the label after the longest bar
     ax.set_yticks(y, labels)
     ax.set_xlabel("time per MoE layer, forward (ms)")
     ax.set_ylabel("fabric, expert-parallel degree")

@@ -30,7 +30,7 @@ def draw_generation_chain(steps: list[GenerationStep], names: tuple[str, ...] = 
     >>> len(fig.axes)
     1
     """
-    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=4.0)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=4.4)
     x = np.arange(len(steps))
     w = 0.8 / len(names)
     for i, name in enumerate(names):
@@ -43,8 +43,9 @@ def draw_generation_chain(steps: list[GenerationStep], names: tuple[str, ...] = 
                     va="bottom", rotation=90)
     ax.set_yscale("log")
     ax.set_ylim(5, 2e4)
-    ax.set_xticks(x, [f"{s.label}\n({s.scope}, {s.direction.replace('_', ' ')})"
-                      for s in steps])
+    # short lines: six steps fit the notebook's width at body size
+    ax.set_xticks(x, [f"{textwrap.fill(s.label, 12)}\n({s.scope},\n"
+                      f"{s.direction.replace('_', ' ')})" for s in steps])
     ax.set_ylabel("rate (GB/s, log scale)")
     ax.set_title("The bandwidth chain, NVLink 4 vs 5: every step doubles")
     ax.legend(loc="upper left")

@@ -189,8 +189,10 @@ def _draw_tiers(topo: Topology, ax) -> set[int]:
                     if topo.link_dst[k] == v and topo.node_kind[topo.link_src[k]] == NODE_GPU]
             if down:
                 k = down[0]
-                ax.text(x, y + 0.22, f"{_bundle_text(topo, k)} = {_rate(topo.link_capacity[k])}"
-                        "\nper GPU, per direction", ha="center", va="bottom")
+                # narrow enough for four switches side by side at body size; the title
+                # and the legend say "per direction"
+                ax.text(x, y + 0.22, f"{_bundle_text(topo, k)}\n= "
+                        f"{_rate(topo.link_capacity[k])}\nper GPU", ha="center", va="bottom")
     ax.set_xlim(-0.6, width + 0.6)
     ax.set_ylim(-0.35, top + 0.75)
     return set(topo.link_kind[idx].tolist())
