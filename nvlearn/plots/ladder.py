@@ -68,8 +68,22 @@ class LadderChart(LiveFigure):
 
     def update(self, rows: list[Rung], bits: bool = False,
                compare: tuple[str, str] | None = None) -> plt.Figure:
-        """Show ``rows`` (the rungs of the constructor, one direction convention) in bits or
-        bytes per second, ``compare``'s two rungs highlighted; see :func:`ladder_figure`."""
+        """Show ``rows`` in bits or bytes per second, ``compare``'s two rungs highlighted.
+
+        Parameters
+        ----------
+        rows : list of Rung
+            The rungs of the constructor's labels, in one direction convention.
+        bits : bool
+            Bits per second (Gb/s) instead of bytes per second (GB/s).
+        compare : (str, str), optional
+            Labels of the two rungs compared (see :func:`ladder_figure`).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            This chart's figure, now showing the state.
+        """
         direction = rows[0].direction
         scale = 8.0 if bits else 1.0
         values = np.array([r.bw * scale / 1e9 for r in rows])

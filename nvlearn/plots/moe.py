@@ -100,17 +100,6 @@ class HeatmapPanel:
     traffic inside a node (over NVLink), each cell labelled when there are at most 8 nodes.
     Bytes sent, sender rows x receiver columns, in MB (linear colour scale from 0).
 
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    boxes : array of int
-        The node of each GPU (nodes numbered 0 .. n_nodes-1).
-    title : str
-        Panel title; default names the level.
-    level : {"gpu", "node"}
-        GPU x GPU, or summed to node x node (the GPU diagonal left out).
-
     Attributes
     ----------
     image : matplotlib.image.AxesImage
@@ -121,6 +110,19 @@ class HeatmapPanel:
     """
 
     def __init__(self, ax, boxes: np.ndarray, title: str = "", level: str = "gpu") -> None:
+        """Draw the panel's frame, ticks and labels on ``ax`` (an empty heatmap).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes
+            Where to draw.
+        boxes : array of int
+            The node of each GPU (nodes numbered 0 .. n_nodes-1).
+        title : str
+            Panel title; default names the level.
+        level : {"gpu", "node"}
+            GPU x GPU, or summed to node x node (the GPU diagonal left out).
+        """
         if level not in ("gpu", "node"):
             raise ValueError(f"level must be 'gpu' or 'node', got {level!r}")
         self.boxes, self.level = np.asarray(boxes), level

@@ -48,6 +48,7 @@ def render_eye(modulation: str, snr_db: float, loss_db: float, jitter_ui: float,
     Parameters
     ----------
     modulation : {"NRZ", "PAM4"}
+        Two or four signal levels per symbol.
     snr_db, loss_db : float
         Peak SNR at the slicer and channel loss at Nyquist, dB.
     jitter_ui : float
