@@ -94,7 +94,7 @@ def test_heatmap_groups_a_big_fabric_by_tier():
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert any("GPU → NVSwitch (tier 1)" in lbl for lbl in labels)
     assert any("(tier 2)" in lbl for lbl in labels)
-    assert "class of link" in fig.axes[0].get_title()
+    assert "class of link" in fig.axes[0].get_title(loc="right")
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [

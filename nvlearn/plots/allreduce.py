@@ -196,7 +196,7 @@ def _sweep_crossovers(ax_t, ax_b, crossovers) -> None:
             ax.axvline(x, color="#444444", ls=":", lw=1.0, zorder=2)
         ax_t.annotate(f"{ALGO_LABELS.get(a, a)} → {ALGO_LABELS.get(b, b)}\n{size_label(x)}",
                       xy=(x, 0.98 - 0.13 * (k % 3)), xycoords=("data", "axes fraction"),
-                      ha="left", va="top", fontsize=9, color="#333333",
+                      ha="left", va="top", color="#333333",
                       xytext=(3, 0), textcoords="offset points",
                       bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
 
@@ -210,7 +210,7 @@ def _busbw_axis(ax_b, bus_bw_ref: Mapping[str, float]) -> None:
     for label, value in bus_bw_ref.items():
         ax_b.axhline(value / 1e9, color=FABRIC_COLOURS["nvlink"], lw=1.0, ls="-.")
         ax_b.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
-                      va="bottom", fontsize=9, color="#3f7f00")
+                      va="bottom", color="#3f7f00")
 
 
 def _sweep_legend(fig, seen: dict, styles: set) -> None:
@@ -223,7 +223,7 @@ def _sweep_legend(fig, seen: dict, styles: set) -> None:
     if False in styles:
         handles.append(Line2D([], [], color="#333333", ls="--"))
         labels.append("closed form")
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=9.5,
+    fig.legend(handles, labels, loc="lower center", ncol=3,
                bbox_to_anchor=(0.5, 0.0))
     legend_in = 0.22 * -(-len(labels) // 3) + 0.15
     fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
@@ -267,7 +267,7 @@ def model_busbw_figure(sweeps: Sequence, *, refs: Mapping[str, float] | None = N
     >>> fig.axes[0].get_ylabel()
     'busbw (GB/s per GPU, per direction)'
     """
-    fig, ax = new_figure(width=9.0, height=5.8)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=5.8)
     for sw in sweeps:
         for i, algo in enumerate(sw.algorithms):
             ax.plot(sw.sizes, sw.busbw[i] / 1e9, _MODEL_STYLE[sw.model], lw=2.0,
@@ -275,11 +275,11 @@ def model_busbw_figure(sweeps: Sequence, *, refs: Mapping[str, float] | None = N
     for label, value in (refs or {}).items():
         ax.axhline(value / 1e9, color=FABRIC_COLOURS["nvlink"], lw=1.0, ls="-.")
         ax.annotate(label, xy=(0.01, value / 1e9), xycoords=("axes fraction", "data"),
-                    va="bottom", fontsize=9, color="#3f7f00")
+                    va="bottom", color="#3f7f00")
     if switch is not None:
         ax.axvline(switch, color="#444444", ls=":", lw=1.2)
         ax.annotate(f"NCCL's tuner switches\nat {size_label(switch)}", xy=(switch, 0.98),
-                    xycoords=("data", "axes fraction"), ha="right", va="top", fontsize=9,
+                    xycoords=("data", "axes fraction"), ha="right", va="top",
                     xytext=(-4, 0), textcoords="offset points")
     _size_axis(ax, sweeps[0].sizes)
     ax.set_ylabel("busbw (GB/s per GPU, per direction)")
@@ -291,8 +291,7 @@ def model_busbw_figure(sweeps: Sequence, *, refs: Mapping[str, float] | None = N
     for m in dict.fromkeys(sw.model for sw in sweeps):
         handles.append(Line2D([], [], color="#333333", ls=_MODEL_STYLE[m], lw=2.0))
         labels.append(_MODEL_LABELS[m])
-    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3,
-              fontsize=9)
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3)
     fig.tight_layout()
     return fig
 
@@ -333,7 +332,7 @@ def sweep_line_figure(sweep, *, highlight: str | None = None, marker: float | No
     _time_axis(ax)
     _size_axis(ax, sweep.sizes)
     ax.set_title(title or f"{sweep.fabric}, {sweep.n_ranks} GPUs")
-    ax.legend(fontsize=8)
+    ax.legend()
     fig.tight_layout()
     return fig
 
@@ -383,13 +382,13 @@ def nccl_model_figure(tunings: Sequence, sizes, titles: Sequence[str] | None = N
         handles.setdefault("NCCL's choice", hb)
         first = t.best(xs[0])
         ax.annotate(first.label, xy=(xs[0], first.time(xs[0])), xytext=(4, 6),
-                    textcoords="offset points", fontsize=9.5)
+                    textcoords="offset points")
         for k, cx in enumerate(t.crossovers(x.min(), x.max())):
             ax.axvline(cx.n_bytes, color="#444444", ls=":", lw=1.0)
             ax.annotate(f"→ {cx.to.label}\n{size_label(cx.n_bytes)}",
                         xy=(cx.n_bytes, 0.97 - 0.14 * (k % 3)),
                         xycoords=("data", "axes fraction"), xytext=(3, 0),
-                        textcoords="offset points", ha="left", va="top", fontsize=9.5,
+                        textcoords="offset points", ha="left", va="top",
                         bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1})
         _time_axis(ax)
         ax.set_ylabel("predicted time (log scale)")
@@ -400,7 +399,7 @@ def nccl_model_figure(tunings: Sequence, sizes, titles: Sequence[str] | None = N
                      fontsize=10)
     ncol = min(3, len(handles))
     fig.legend(list(handles.values()), list(handles.keys()), loc="lower center",
-               ncol=ncol, fontsize=9.5, bbox_to_anchor=(0.5, 0.0))
+               ncol=ncol, bbox_to_anchor=(0.5, 0.0))
     legend_in = 0.22 * -(-len(handles) // ncol) + 0.15
     fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
     return fig
@@ -576,8 +575,8 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
               title: str = "", width: int = 820, height: int = 380) -> str:
     """A log-log chart of time vs size as an SVG string (no matplotlib: a few ms).
 
-    Text is 13-14 px (the notebook's body size) at the default 820 px width, which a
-    1280-px JupyterLab with the file browser open shows unscaled.
+    Text is 14 px (the notebook's body size) at the default 820 px width, which a 1280-px
+    JupyterLab with the file browser open shows unscaled.
 
     Parameters
     ----------
@@ -610,7 +609,7 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
     True
     """
     x = np.asarray(sizes, dtype=np.float64)
-    box = _SvgBox(width, height, left=72, right=230, top=30, bottom=46)
+    box = _SvgBox(width, height, left=72, right=240, top=30, bottom=46)
     vals = np.concatenate([np.asarray(v, dtype=np.float64) for v in times.values()])
     vals = vals[np.isfinite(vals) & (vals > 0)]
     t_lo = 10 ** np.floor(np.log10(vals.min()))
@@ -618,10 +617,10 @@ def sweep_svg(sizes, times: Mapping[str, np.ndarray], *, highlight: str | None =
     fx = _log_scale(x.min(), x.max(), box.left, width - box.right)
     fy = _log_scale(t_lo, t_hi, height - box.bottom, box.top)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="sans-serif" font-size="13">',
+           f'font-family="sans-serif" font-size="14">',
            f'<rect width="{width}" height="{height}" fill="white"/>']
     if title:
-        out.append(f'<text x="{box.left}" y="18" font-size="14" font-weight="bold">'
+        out.append(f'<text x="{box.left}" y="18" font-weight="bold">'
                    f'{html.escape(title)}</text>')
     out += _svg_grid(box, x, t_lo, t_hi, fx, fy)
     out += _svg_verticals(box, fx, crossovers, marker)
@@ -681,8 +680,7 @@ def _svg_verticals(box: _SvgBox, fx, crossovers, marker) -> list[str]:
         xx = fx(size)
         out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{top}" y2="{bottom}" '
                    'stroke="#666" stroke-dasharray="2,3"/>')
-        out.append(f'<text x="{xx + 3:.1f}" y="{top + 14 + 16 * (k % 3)}" font-size="12" '
-                   'fill="#555">'
+        out.append(f'<text x="{xx + 3:.1f}" y="{top + 15 + 18 * (k % 3)}" fill="#555">'
                    f'→ {html.escape(ALGO_LABELS.get(to, to).split(" (")[0])}</text>')
     if marker is not None:
         xx = fx(marker)

@@ -8,6 +8,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from nvlearn.moe import MoEComm, Routing, gpu_boxes
+from nvlearn.plots import live
+from nvlearn.plots.live import LiveFigure
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.units import format_time
 
@@ -50,9 +52,9 @@ def draw_expert_load(ax, routing: Routing, title: str | None = None) -> None:
     ax.set_xlabel("expert")
     ax.set_ylabel("token assignments (all GPUs)")
     ax.set_xlim(-0.7, routing.n_experts - 0.3)
-    ax.set_ylim(0, routed.max() * 1.25)
+    ax.set_ylim(0, routed.max() * 1.45)  # room for the legend above the bars
     ax.grid(axis="x", visible=False)
-    ax.legend(fontsize=9, loc="upper right", ncol=2)
+    ax.legend(loc="upper right", ncol=2)
     if title is None:
         skew = "" if routing.skew is None else f", skew {routing.skew:g}"
         title = (f"{routing.n_experts} experts, top-{routing.top_k}{skew}: "
@@ -90,13 +92,100 @@ def node_traffic(matrix: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return out
 
 
-def draw_traffic_heatmap(ax, matrix: np.ndarray, boxes: np.ndarray, title: str = "",
-                         level: str = "gpu", colorbar: bool = True) -> None:
-    """Bytes sent, sender rows x receiver columns, in MB (linear colour scale from 0).
+class HeatmapPanel:
+    """A traffic matrix as a heatmap on one axes, updated in place for each new matrix.
 
     ``level="gpu"``: GPU x GPU, node boundaries as white lines, the diagonal (bytes that
     stay on the GPU) in grey. ``level="node"``: summed to node x node; the diagonal is
-    traffic inside a node (over NVLink).
+    traffic inside a node (over NVLink), each cell labelled when there are at most 8 nodes.
+    Bytes sent, sender rows x receiver columns, in MB (linear colour scale from 0).
+
+    Attributes
+    ----------
+    image : matplotlib.image.AxesImage
+        The heatmap (a colour bar can follow it).
+    artists : list of matplotlib.artist.Artist
+        What :meth:`update` changes, and what lies over it: the image, the cell labels, the
+        node boundaries and the frame.
+    """
+
+    def __init__(self, ax, boxes: np.ndarray, title: str = "", level: str = "gpu") -> None:
+        """Draw the panel's frame, ticks and labels on ``ax`` (an empty heatmap).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes
+            Where to draw.
+        boxes : array of int
+            The node of each GPU (nodes numbered 0 .. n_nodes-1).
+        title : str
+            Panel title; default names the level.
+        level : {"gpu", "node"}
+            GPU x GPU, or summed to node x node (the GPU diagonal left out).
+        """
+        if level not in ("gpu", "node"):
+            raise ValueError(f"level must be 'gpu' or 'node', got {level!r}")
+        self.boxes, self.level = np.asarray(boxes), level
+        n = self.boxes.size if level == "gpu" else int(self.boxes.max()) + 1
+        cmap = plt.get_cmap("viridis").with_extremes(bad="#d9d9d9")
+        self.image = ax.imshow(np.zeros((n, n)), cmap=cmap, vmin=0.0, vmax=1.0,
+                               interpolation="nearest", aspect="equal")
+        self.cells: list = []
+        self.lines: list = []
+        if level == "gpu":
+            receiver = self._gpu_ticks(ax)
+            ax.set_ylabel("sending GPU")
+        else:
+            ticks = np.arange(0, n, max(1, n // 8))
+            ax.set_xticks(ticks, [f"n{t}" for t in ticks])
+            ax.set_yticks(ticks, [f"n{t}" for t in ticks])
+            if n <= 8:
+                self.cells = [ax.text(j, i, "", ha="center", va="center")
+                              for i in range(n) for j in range(n)]
+            receiver = "receiving node"
+            ax.set_ylabel("sending node")
+        ax.set_xlabel(receiver)
+        ax.grid(False)
+        default = ("dispatch bytes, GPU to GPU (grey: stays on the GPU)" if level == "gpu"
+                   else "dispatch bytes, node to node (diagonal: between GPUs of a node)")
+        ax.set_title(title or default)
+        self.artists = [self.image, *self.cells, *self.lines, *ax.spines.values()]
+
+    def _gpu_ticks(self, ax) -> str:
+        """Node boundaries and a tick at each node's first GPU; the receiver axis label."""
+        boxes = self.boxes
+        edges = np.flatnonzero(np.diff(boxes)) + 0.5
+        for e in edges if len(edges) <= 16 else []:
+            self.lines += [ax.axhline(e, color="white", lw=0.8), ax.axvline(e, color="white",
+                                                                             lw=0.8)]
+        starts = np.concatenate([[0], np.flatnonzero(np.diff(boxes)) + 1])
+        if not 1 < starts.size <= 32:
+            return "receiving GPU"
+        ticks = starts[:: max(1, starts.size // 8)]
+        ax.set_xticks(ticks, [f"n{boxes[t]}" for t in ticks])
+        ax.set_yticks(ticks, [f"n{boxes[t]}" for t in ticks])
+        return "receiving GPU (ticks: a node's first GPU)"
+
+    def update(self, matrix: np.ndarray) -> None:
+        """Show ``matrix`` (GPUs x GPUs, bytes each sending GPU, row, sends each receiving
+        GPU, column)."""
+        local = np.asarray(matrix, dtype=float)
+        if self.level == "node":  # what stays on a GPU crosses nothing: leave it out
+            shown = node_traffic(local - np.diag(np.diag(local)), self.boxes) / 1e6
+        else:
+            shown = np.where(np.eye(local.shape[0], dtype=bool), np.nan, local / 1e6)
+        top = np.nanmax(shown) if np.isfinite(shown).any() else 1.0
+        self.image.set_data(shown)
+        self.image.set_clim(0.0, top if top > 0 else 1.0)
+        for cell, v in zip(self.cells, shown.ravel(), strict=False):
+            cell.set_text(f"{v:,.0f}")
+            cell.set_color("white" if v < 0.6 * top else "black")
+
+
+def draw_traffic_heatmap(ax, matrix: np.ndarray, boxes: np.ndarray, title: str = "",
+                         level: str = "gpu", colorbar: bool = True) -> None:
+    """Bytes sent, sender rows x receiver columns, in MB, on ``ax`` (see
+    :class:`HeatmapPanel`).
 
     Parameters
     ----------
@@ -118,51 +207,11 @@ def draw_traffic_heatmap(ax, matrix: np.ndarray, boxes: np.ndarray, title: str =
     None
         Draws on ``ax``.
     """
-    boxes = np.asarray(boxes)
-    if level == "node":  # what stays on a GPU crosses nothing: leave the GPU diagonal out
-        local = np.asarray(matrix, dtype=float)
-        m = node_traffic(local - np.diag(np.diag(local)), boxes) / 1e6
-        shown = m
-        sender, receiver = "sending node", "receiving node"
-    elif level == "gpu":
-        m = np.asarray(matrix, dtype=float) / 1e6
-        shown = np.where(np.eye(m.shape[0], dtype=bool), np.nan, m)
-        sender, receiver = "sending GPU", "receiving GPU"
-    else:
-        raise ValueError(f"level must be 'gpu' or 'node', got {level!r}")
-    cmap = plt.get_cmap("viridis").with_extremes(bad="#d9d9d9")
-    top = np.nanmax(shown) if np.isfinite(shown).any() else 1.0
-    im = ax.imshow(shown, cmap=cmap, vmin=0.0, vmax=top if top > 0 else 1.0,
-                   interpolation="nearest", aspect="equal")
-    n = shown.shape[0]
-    if level == "gpu":
-        edges = np.flatnonzero(np.diff(boxes)) + 0.5
-        for e in edges if len(edges) <= 16 else []:
-            ax.axhline(e, color="white", lw=0.8)
-            ax.axvline(e, color="white", lw=0.8)
-        starts = np.concatenate([[0], np.flatnonzero(np.diff(boxes)) + 1])
-        if 1 < starts.size <= 32:
-            ticks = starts[:: max(1, starts.size // 8)]
-            ax.set_xticks(ticks, [f"n{boxes[t]}" for t in ticks], fontsize=8)
-            ax.set_yticks(ticks, [f"n{boxes[t]}" for t in ticks], fontsize=8)
-            receiver += " (ticks: a node's first GPU)"
-    else:
-        ticks = np.arange(0, n, max(1, n // 8))
-        ax.set_xticks(ticks, [f"n{t}" for t in ticks], fontsize=8)
-        ax.set_yticks(ticks, [f"n{t}" for t in ticks], fontsize=8)
-        if n <= 8:
-            for (i, j), v in np.ndenumerate(m):
-                ax.text(j, i, f"{v:,.0f}", ha="center", va="center", fontsize=8,
-                        color="white" if v < 0.6 * top else "black")
-    ax.set_xlabel(receiver)
-    ax.set_ylabel(sender)
-    ax.grid(False)
+    panel = HeatmapPanel(ax, boxes, title, level)
+    panel.update(matrix)
     if colorbar:
-        cb = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.03)
+        cb = ax.figure.colorbar(panel.image, ax=ax, fraction=0.046, pad=0.03)
         cb.set_label("bytes sent (MB)")
-    default = ("dispatch bytes, GPU to GPU (grey: stays on the GPU)" if level == "gpu"
-               else "dispatch bytes, node to node (diagonal: between GPUs of a node)")
-    ax.set_title(title or default)
 
 
 def traffic_heatmap(matrix: np.ndarray, boxes: np.ndarray, title: str = "",
@@ -227,8 +276,70 @@ def traffic_figure(matrix: np.ndarray, boxes: np.ndarray, title: str = "") -> pl
     return fig
 
 
+class ReceivePanel:
+    """Bytes each GPU receives over the fabric in dispatch, on one axes, updated in place
+    for each new :class:`~nvlearn.moe.MoEComm`: the mean and the hottest GPU marked, node
+    boundaries as grey lines.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    boxes : array of int
+        The node of each GPU (:func:`gpu_boxes_of`).
+
+    Attributes
+    ----------
+    artists : list of matplotlib.artist.Artist
+        What :meth:`update` changes (bars, mean, annotation, legend, y axis, title) and the
+        frame over the bars.
+    """
+
+    def __init__(self, ax, boxes: np.ndarray) -> None:
+        self.ax = ax
+        n = len(boxes)
+        self.bars = ax.bar(np.arange(n), np.ones(n), width=1.0 if n > 32 else 0.8,
+                           color=FABRIC_COLOURS["infiniband"])
+        self.mean = ax.axhline(0.0, color="k", ls=":", lw=1, label="mean")
+        self.hot = ax.annotate("", xy=(0, 0), xytext=(0.02, 0.97), textcoords="axes fraction",
+                               va="top", arrowprops={"arrowstyle": "->", "color": SERIES[3],
+                                                     "lw": 0.8})
+        for e in np.flatnonzero(np.diff(boxes)) + 0.5:
+            ax.axvline(e, color="#bbbbbb", lw=0.6)
+        ax.set_xlim(-0.6, n - 0.4)
+        ax.set_xlabel("GPU (grey lines: node boundaries)")
+        ax.set_ylabel("received in dispatch (MB)")
+        ax.grid(axis="x", visible=False)
+        self.legend = ax.legend(loc="upper right")
+        self.artists = [*self.bars, self.mean, self.hot, self.legend, ax.yaxis, ax.title,
+                        *ax.spines.values()]
+
+    def update(self, comm: MoEComm, label_link: bool = True) -> None:
+        """Show ``comm``'s receive bytes; with ``label_link``, title the panel with the
+        limiting link (of the slowest stage) and how busy it was."""
+        recv = comm.recv_bytes / 1e6
+        hot = int(np.argmax(recv))
+        for i, (bar, v) in enumerate(zip(self.bars, recv, strict=True)):
+            bar.set_height(v)
+            bar.set_color(SERIES[3] if i == hot else FABRIC_COLOURS["infiniband"])
+        mean = recv.mean()
+        self.mean.set_ydata([mean, mean])
+        self.legend.get_texts()[0].set_text(f"mean {mean:,.1f} MB")
+        self.hot.xy = (hot, recv[hot])
+        self.hot.set_text(f"hottest: GPU {hot}\n{recv[hot]:,.1f} MB = {recv[hot] / mean:.2f} "
+                          "x mean")
+        self.ax.set_ylim(0, recv.max() * 1.35)
+        link = comm.limiting_link()
+        title = ""
+        if label_link and link is not None:
+            title = (f"limiting link ({comm.slowest_stage()[0]}): {link.label}, "
+                     f"{link.utilisation:.0%} busy")
+        self.ax.set_title(title)
+
+
 def draw_receive_bytes(ax, comm: MoEComm, label_link: bool = True) -> None:
-    """Bytes each GPU receives over the fabric in dispatch; mean and hottest GPU marked.
+    """Bytes each GPU receives over the fabric in dispatch; mean and hottest GPU marked
+    (see :class:`ReceivePanel`).
 
     Parameters
     ----------
@@ -244,30 +355,7 @@ def draw_receive_bytes(ax, comm: MoEComm, label_link: bool = True) -> None:
     None
         Draws on ``ax``.
     """
-    recv = comm.recv_bytes / 1e6
-    g = np.arange(recv.size)
-    hot = int(np.argmax(recv))
-    colours = np.where(g == hot, SERIES[3], FABRIC_COLOURS["infiniband"])
-    ax.bar(g, recv, width=1.0 if recv.size > 32 else 0.8, color=colours)
-    ax.axhline(recv.mean(), color="k", ls=":", lw=1, label=f"mean {recv.mean():,.1f} MB")
-    ax.annotate(f"hottest: GPU {hot}\n{recv[hot]:,.1f} MB = {recv[hot] / recv.mean():.2f} x mean",
-                xy=(hot, recv[hot]), xytext=(0.02, 0.97), textcoords="axes fraction",
-                va="top", fontsize=9.5,
-                arrowprops={"arrowstyle": "->", "color": SERIES[3], "lw": 0.8})
-    box = gpu_boxes_of(comm)
-    for e in np.flatnonzero(np.diff(box)) + 0.5:
-        ax.axvline(e, color="#bbbbbb", lw=0.6)
-    ax.set_xlim(-0.6, recv.size - 0.4)
-    ax.set_ylim(0, recv.max() * 1.35)
-    ax.set_xlabel("GPU (grey lines: node boundaries)")
-    ax.set_ylabel("received in dispatch (MB)")
-    ax.grid(axis="x", visible=False)
-    ax.legend(fontsize=9.5, loc="upper right")
-    link = comm.limiting_link()
-    if label_link and link is not None:
-        phase = comm.slowest_stage()[0]
-        ax.set_title(f"limiting link ({phase}): {link.label}, {link.utilisation:.0%} busy",
-                     fontsize=10)
+    ReceivePanel(ax, gpu_boxes_of(comm)).update(comm, label_link)
 
 
 def gpu_boxes_of(comm: MoEComm) -> np.ndarray:
@@ -287,14 +375,48 @@ def imbalance_figure(comm: MoEComm) -> plt.Figure:
     >>> fig.axes[0].get_ylabel()
     'received in dispatch (MB)'
     """
-    fig, ax = new_figure(width=8.5, height=3.6)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=3.6)
     draw_receive_bytes(ax, comm)
     fig.tight_layout()
     return fig
 
 
+class OverviewChart(LiveFigure):
+    """The MoE explorer's figure for one fabric layout: the dispatch heatmap above the
+    bytes each GPU receives, updated in place per state (:mod:`nvlearn.plots.live`).
+
+    Parameters
+    ----------
+    boxes : tuple of int
+        The node of each GPU.
+    """
+
+    def __init__(self, boxes: tuple[int, ...]) -> None:
+        fig, (a, b) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=8.4,
+                                 gridspec_kw={"height_ratios": [1.25, 1.0]})
+        super().__init__(fig)
+        self.heat = HeatmapPanel(a, np.array(boxes), "dispatch bytes, GPU to GPU (grey: local)")
+        self.receive = ReceivePanel(b, np.array(boxes))
+        # fixed margins (no layout pass per state), the colour bar beside the centred
+        # square heatmap
+        fig.subplots_adjust(left=0.1, right=0.97, top=0.96, bottom=0.07, hspace=0.3)
+        a.apply_aspect()
+        box = a.get_position()
+        cax = fig.add_axes((box.x1 + 0.015, box.y0, 0.022, box.height), label="<colorbar>")
+        fig.colorbar(self.heat.image, cax=cax).set_label("bytes sent (MB)")
+        # the bar's colours fill it at any scale: only its axis changes with the state
+        self.dynamic(*self.heat.artists, cax.yaxis, *self.receive.artists)
+
+    def update(self, comm: MoEComm) -> plt.Figure:
+        """Show ``comm`` (simulated on this chart's fabric)."""
+        self.heat.update(comm.dispatch_bytes)
+        self.receive.update(comm)
+        return self.fig
+
+
 def overview_figure(comm: MoEComm) -> plt.Figure:
-    """Traffic heatmap above per-GPU receive bytes (the explorer's figure).
+    """Traffic heatmap above per-GPU receive bytes (the explorer's figure; in an explorer's
+    :func:`~nvlearn.plots.live.scope`, its live :class:`OverviewChart`, updated).
 
     Examples
     --------
@@ -304,19 +426,8 @@ def overview_figure(comm: MoEComm) -> plt.Figure:
     >>> fig.axes[-1].get_ylabel()
     'bytes sent (MB)'
     """
-    fig, (a, b) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=8.2,
-                             gridspec_kw={"height_ratios": [1.25, 1.0]})
-    draw_traffic_heatmap(a, comm.dispatch_bytes, gpu_boxes_of(comm),
-                         "dispatch bytes, GPU to GPU (grey: local)", colorbar=False)
-    draw_receive_bytes(b, comm)
-    # fixed margins (no layout pass on every explorer redraw), the colour bar beside the
-    # centred square heatmap
-    fig.subplots_adjust(left=0.1, right=0.97, top=0.96, bottom=0.07, hspace=0.28)
-    a.apply_aspect()
-    box = a.get_position()
-    cax = fig.add_axes((box.x1 + 0.015, box.y0, 0.022, box.height), label="<colorbar>")
-    fig.colorbar(a.images[0], cax=cax).set_label("bytes sent (MB)")
-    return fig
+    boxes = tuple(int(b) for b in gpu_boxes_of(comm))
+    return live.chart(OverviewChart, boxes).update(comm)
 
 
 def fabric_times_figure(results: Mapping[str, MoEComm], title: str = "") -> plt.Figure:
@@ -339,7 +450,7 @@ def fabric_times_figure(results: Mapping[str, MoEComm], title: str = "") -> plt.
     labels = list(results)
     d = np.array([results[k].dispatch_time for k in labels]) * 1e3
     c = np.array([results[k].combine_time for k in labels]) * 1e3
-    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=0.75 * len(labels) + 1.4)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=0.75 * len(labels) + 1.8)
     y = np.arange(len(labels))[::-1]
     ax.barh(y, d, color=SERIES[0], height=0.6, label="dispatch")
     ax.barh(y, c, left=d, color=SERIES[2], height=0.6, label="combine")
@@ -347,15 +458,15 @@ def fabric_times_figure(results: Mapping[str, MoEComm], title: str = "") -> plt.
         link = results[k].limiting_link()
         kind = "" if link is None else f"  (limit: {link.label})"
         ax.text(total + 0.01 * (d + c).max(), yi, f"{format_time(total / 1e3)}{kind}",
-                va="center", fontsize=8.5)
-    ax.set_xlim(0, (d + c).max() * 1.6)
+                va="center")
+    ax.set_xlim(0, (d + c).max() * 2.0)  # room for the label after the longest bar
     ax.set_yticks(y, labels)
     ax.set_xlabel("time per MoE layer, forward (ms)")
     ax.set_ylabel("fabric, expert-parallel degree")
     ax.grid(axis="y", visible=False)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8.5)
     ax.set_title(title or "dispatch + combine all-to-all, simulated")
-    fig.tight_layout()
+    fig.legend(loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))  # the legend below
     return fig
 
 
@@ -402,7 +513,7 @@ def capacity_tradeoff_figure(factors: Sequence[float], drop_fraction: Sequence[f
     b.set_xlabel("capacity factor")
     b.set_ylabel("dispatch + combine (ms)")
     b.set_ylim(bottom=0)
-    b.legend(fontsize=9.5)
+    b.legend()
     b.set_title("... but more bytes to move: a longer all-to-all")
     fig.tight_layout()
     return fig
@@ -439,9 +550,9 @@ def dedup_figure(results: Mapping[str, Mapping[str, MoEComm]]) -> plt.Figure:
         a.bar(off, inter, **kw)
         b.bar(off, t, **kw)
         for xi, v in zip(off, t, strict=True):
-            b.text(xi, v, format_time(v / 1e3), ha="center", va="bottom", fontsize=9.5)
+            b.text(xi, v, format_time(v / 1e3), ha="center", va="bottom")
         for xi, v in zip(off, inter, strict=True):
-            a.text(xi, v, f"{v:,.0f}", ha="center", va="bottom", fontsize=9.5)
+            a.text(xi, v, f"{v:,.0f}", ha="center", va="bottom")
     for ax in (a, b):
         ax.set_xticks(x, fabrics)
         ax.set_xlabel("fabric")
@@ -450,7 +561,7 @@ def dedup_figure(results: Mapping[str, Mapping[str, MoEComm]]) -> plt.Figure:
     a.set_title("bytes that leave the node")
     b.set_ylabel("dispatch + combine (ms)")
     b.set_title("time (stages back to back)")
-    a.legend(fontsize=9.5, loc="upper right")
+    a.legend(loc="upper right")
     a.set_ylim(top=a.get_ylim()[1] * 1.3)
     b.set_ylim(top=b.get_ylim()[1] * 1.12)
     fig.tight_layout()
@@ -496,11 +607,11 @@ def skew_figure(skews: Sequence[float], results: Sequence[MoEComm], bw_per_dir: 
     ax.axhline(t[0], color=SERIES[0], ls=":", lw=1.2, label=f"skew {s[0]:g} (balanced)")
     for si, ti in zip(s[1:], t[1:], strict=True):
         ax.annotate(f"{ti / t[0]:.2f}x", (si, ti), textcoords="offset points", xytext=(0, 7),
-                    ha="center", fontsize=8.5)
+                    ha="center")
     ax.set_xlabel("skew (Zipf exponent of expert popularity)")
     ax.set_ylabel("dispatch + combine (ms)")
     ax.set_ylim(0, t.max() * 1.2)
-    ax.legend(fontsize=8.5, loc="lower right")
+    ax.legend(loc="lower right")
     ax.set_title(title or "the hottest GPU sets the time")
     fig.tight_layout()
     return fig
@@ -508,6 +619,9 @@ def skew_figure(skews: Sequence[float], results: Sequence[MoEComm], bw_per_dir: 
 
 __all__ = [
     "MODE_COLOURS",
+    "HeatmapPanel",
+    "OverviewChart",
+    "ReceivePanel",
     "capacity_tradeoff_figure",
     "dedup_figure",
     "draw_expert_load",

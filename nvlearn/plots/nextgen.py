@@ -30,7 +30,7 @@ def draw_generation_chain(steps: list[GenerationStep], names: tuple[str, ...] = 
     >>> len(fig.axes)
     1
     """
-    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=4.0)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=4.4)
     x = np.arange(len(steps))
     w = 0.8 / len(names)
     for i, name in enumerate(names):
@@ -40,11 +40,12 @@ def draw_generation_chain(steps: list[GenerationStep], names: tuple[str, ...] = 
         for b, r, s in zip(bars, rates, steps, strict=True):
             txt = f"{r * 8:.0f} Gb/s" if s.scope == "lane" else f"{r:.0f} GB/s"
             ax.text(b.get_x() + b.get_width() / 2, b.get_height() * 1.08, txt, ha="center",
-                    va="bottom", fontsize=7, rotation=90)
+                    va="bottom", rotation=90)
     ax.set_yscale("log")
     ax.set_ylim(5, 2e4)
-    ax.set_xticks(x, [f"{s.label}\n({s.scope}, {s.direction.replace('_', ' ')})"
-                      for s in steps], fontsize=8)
+    # short lines: six steps fit the notebook's width at body size
+    ax.set_xticks(x, [f"{textwrap.fill(s.label, 12)}\n({s.scope},\n"
+                      f"{s.direction.replace('_', ' ')})" for s in steps])
     ax.set_ylabel("rate (GB/s, log scale)")
     ax.set_title("The bandwidth chain, NVLink 4 vs 5: every step doubles")
     ax.legend(loc="upper left")
@@ -68,7 +69,7 @@ def draw_busbw_vs_size(curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarra
     ax.set_xlabel("all-reduce size per GPU (bytes)")
     ax.set_ylabel("busbw (GB/s per direction)")
     ax.set_title("All-reduce busbw vs size (achievable model: NCCL's rates)")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(loc="upper left")
     fig.tight_layout()
     return fig
 
@@ -94,20 +95,20 @@ def draw_fabric_comparison(rows: list[Row]):
         vals = np.array([get(r) for r in rows]) / 1e9
         bars = ax.bar(x + (i - 1) * w, vals, w, label=name, color=SERIES[i])
         for b, v in zip(bars, vals, strict=True):
-            ax.text(b.get_x() + b.get_width() / 2, v + 8, f"{v:.0f}", ha="center", fontsize=7)
+            ax.text(b.get_x() + b.get_width() / 2, v + 8, f"{v:.0f}", ha="center")
     ax.set_xticks(x, [f"{textwrap.fill(r.label, 20)}\n{r.n_gpus} x {r.gpu.upper()}"
-                      for r in rows], fontsize=8)
+                      for r in rows])
     ax.set_ylabel("GB/s per direction per GPU")
     ax.set_title("Four NVLink domains: bisection (wire) and simulated busbw (achievable model)",
                  fontsize=10)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     ax.set_ylim(0, max(r.bisection_per_gpu_per_dir for r in rows) / 1e9 * 1.35)
     fig.tight_layout()
     return fig
 
 
 def draw_domain(plan: DomainPlan, bars: dict[str, float], caption: str = ""):
-    """A designed domain: one plane drawn (spines on top, leaves below, GPU groups) and bars
+    """A designed domain: one plane drawn (spines on top, leaves below, GPU groups) above bars
     of its bandwidths (GB/s per direction per GPU; labels say wire or simulated).
 
     Parameters
@@ -130,8 +131,9 @@ def draw_domain(plan: DomainPlan, bars: dict[str, float], caption: str = ""):
     >>> len(fig.axes)
     2
     """
-    fig, (ax, bx) = new_figure(1, 2, width=NOTEBOOK_WIDTH, height=3.8,
-                               gridspec_kw={"width_ratios": [1.3, 1]})
+    # the plane above the bars: each panel the notebook's width, its labels at body size
+    fig, (ax, bx) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=6.4,
+                               gridspec_kw={"height_ratios": [1.2, 1]})
     ax.axis("off")
     ax.grid(False)
     nl, ns = plan.leaves_per_plane, plan.spines_per_plane
@@ -152,11 +154,11 @@ def draw_domain(plan: DomainPlan, bars: dict[str, float], caption: str = ""):
     ax.scatter(lx, np.full(show_l, 0.1), s=60, marker="o", color=FABRIC_COLOURS["gpu"],
                zorder=3, label=f"{plan.gpus_per_leaf} GPUs per leaf")
     more = f" (first {show_l} of {nl} leaves shown)" if nl > show_l else ""
-    ax.set_title(f"one of {plan.links_per_gpu} planes{more}", fontsize=9, pad=22)
+    ax.set_title(f"one of {plan.links_per_gpu} planes{more}", pad=22)
     ax.text(0.5, -0.02, f"{plan.leaves} leaf + {plan.spines} spine = {plan.switch_chips} chips,"
-            f" {plan.cables:,} NVLinks; taper {plan.taper:.3g}:1", ha="center", fontsize=8,
+            f" {plan.cables:,} NVLinks; taper {plan.taper:.3g}:1", ha="center",
             transform=ax.transAxes)
-    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 0.98), ncol=3)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 0.98), ncol=3)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     names = list(bars)
@@ -164,12 +166,14 @@ def draw_domain(plan: DomainPlan, bars: dict[str, float], caption: str = ""):
     bx.barh(np.arange(len(names)), vals, color=[SERIES[i % len(SERIES)]
                                                  for i in range(len(names))])
     for i, v in enumerate(vals):
-        bx.text(v, i, f" {v:.0f}", va="center", fontsize=8)
-    bx.set_yticks(np.arange(len(names)), names, fontsize=8)
+        bx.text(v, i, f" {v:.0f}", va="center")
+    bx.set_yticks(np.arange(len(names)), names)
     bx.invert_yaxis()
     bx.set_xlabel("GB/s per direction per GPU")
     bx.set_xlim(0, vals.max() * 1.3 if vals.size else 1)
     if caption:
-        bx.set_title(caption, fontsize=8)
-    fig.tight_layout()
+        bx.set_title(caption)
+    fig.tight_layout(h_pad=1.5)
+    box = ax.get_position()  # the plane centred on the figure, not over the bars' axes
+    ax.set_position((0.03, box.y0, 0.94, box.height))
     return fig

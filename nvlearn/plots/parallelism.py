@@ -17,7 +17,7 @@ from nvlearn.parallelism import (
     bubble_fraction,
 )
 from nvlearn.parallelism.search import TPSpan
-from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
+from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 
 __all__ = ["FABRIC_LINE", "MAX_PAIR_GPUS", "MEMORY_COLOURS", "PART_COLOURS", "STRATEGY_NAMES",
            "bubble_figure", "draw_memory", "draw_pair_traffic", "draw_step_split",
@@ -69,8 +69,8 @@ def draw_step_split(ax, steps: Sequence[StepTime], labels: Sequence[str] | None 
                     label=None if name in used else name)
             used.add(name)
             left += w
-        ax.text(left, yi, f" {s.total:.2f} s", va="center", fontsize=8)
-    ax.set_yticks(y, labels, fontsize=8)
+        ax.text(left, yi, f" {s.total:.2f} s", va="center")
+    ax.set_yticks(y, labels)
     ax.set_xlabel("seconds per training step (NCCL model, achievable rates)")
     ax.set_xlim(0, max(s.total for s in steps) * 1.18)
     ax.grid(axis="y", visible=False)
@@ -104,9 +104,9 @@ def step_split_figure(steps: Sequence[StepTime], labels: Sequence[str] | None = 
     if not steps:
         raise ValueError("give at least one StepTime")
     height = 0.55 * len(steps) + 1.9
-    fig, ax = new_figure(width=9.0, height=height)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=height)
     draw_step_split(ax, steps, labels)
-    fig.legend(fontsize=8, loc="lower center", ncol=3)
+    fig.legend(loc="lower center", ncol=3)
     ax.set_title(title or f"{steps[0].model.name}: one training step, "
                  f"{steps[0].mfu:.0%} of bf16 peak while computing", fontsize=10)
     fig.tight_layout(rect=(0, 0.5 / height, 1, 1))
@@ -151,7 +151,7 @@ def draw_pair_traffic(ax, matrix: np.ndarray, gpus_per_box: int = 8, title: str 
         im = ax.imshow(M, cmap="viridis", norm=LogNorm(vmin=min(lo, hi / 10), vmax=hi),
                        interpolation="nearest")
         cb = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.03)
-        cb.set_label("bytes per step, sender -> receiver", fontsize=8)
+        cb.set_label("bytes per step")  # sender -> receiver: the axes say it
     if G > gpus_per_box:
         for b in range(gpus_per_box, G, gpus_per_box):
             ax.axhline(b - 0.5, color="w", lw=0.3, alpha=0.5)
@@ -192,16 +192,21 @@ def pair_traffic_figure(matrices: dict[str, np.ndarray], layout: Layout,
     n = len(matrices)
     if n == 0:
         raise ValueError("give at least one matrix")
-    fig, axes = new_figure(1, n, width=min(3.4 * n, 10.0), height=3.4)
-    axes = np.atleast_1d(axes)
-    for ax, (k, M) in zip(axes, matrices.items(), strict=True):
+    cols = min(n, 2)  # two panels a row: each wide enough for its body-size labels
+    rows = -(-n // cols)
+    # 0.2 in short of the notebook: the colour bars' labels stick out of tight_layout's box
+    fig, axes = new_figure(rows, cols, width=min(4.1 * cols, NOTEBOOK_WIDTH - 0.2),
+                           height=3.6 * rows, squeeze=False)
+    for ax in axes.ravel()[n:]:
+        ax.remove()
+    for ax, (k, M) in zip(axes.ravel(), matrices.items(), strict=False):
         name = STRATEGY_NAMES.get(k, k)
         draw_pair_traffic(ax, M, gpus_per_box, f"{name}: {M.sum(axis=1).max() / 1e9:,.1f} "
                           "GB sent per GPU")
     unit = "boxes" if layout.n_gpus > MAX_PAIR_GPUS else "GPUs"
     fig.suptitle(f"{layout.label}: bytes per step between {unit} (collectives as rings)",
                  fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(w_pad=3.0)  # a colour bar's label clear of the next panel's axis
     return fig
 
 
@@ -232,11 +237,11 @@ def draw_memory(ax, memories: Sequence[Memory], labels: Sequence[str]) -> None:
     cap = memories[0].capacity / 1e9
     ax.axhline(cap, color="k", ls="--", lw=1)
     ax.annotate(f"HBM {cap:.0f} GB", xy=(0.99, cap), xycoords=("axes fraction", "data"),
-                va="bottom", ha="right", fontsize=8)
+                va="bottom", ha="right")
     for xi, tot, m in zip(x, bottom, memories, strict=True):
         ax.text(xi, tot, f"{tot:.0f}" + ("" if m.fits else "\ndoes not fit"), ha="center",
-                va="bottom", fontsize=8, color="k" if m.fits else "#b30000")
-    ax.set_xticks(x, labels, fontsize=8)
+                va="bottom", color="k" if m.fits else "#b30000")
+    ax.set_xticks(x, labels)
     ax.set_ylabel("GB per GPU (first pipeline stage)")
     ax.set_ylim(0, max(bottom.max(), cap) * 1.3)
     ax.grid(axis="x", visible=False)
@@ -268,9 +273,9 @@ def memory_figure(memories: Sequence[Memory], labels: Sequence[str], title: str 
     """
     if len(memories) != len(labels) or not memories:
         raise ValueError("give one label per Memory (at least one)")
-    fig, ax = new_figure(width=min(1.5 * len(memories) + 3.0, 10.0), height=4.0)
+    fig, ax = new_figure(width=min(1.5 * len(memories) + 3.0, NOTEBOOK_WIDTH), height=4.0)
     draw_memory(ax, memories, labels)
-    ax.legend(fontsize=8, loc="upper left", ncol=4)
+    ax.legend(loc="upper left", ncol=4)
     ax.set_title(title or "memory per GPU: mixed-precision Adam (16 B per parameter) + "
                  "activations", fontsize=10)
     fig.tight_layout()
@@ -293,7 +298,7 @@ def bubble_figure(pps: Sequence[int] = (2, 4, 8, 16), max_m: int = 256) -> plt.F
     ax.set_xlabel("micro-batches per step, m")
     ax.set_ylabel("bubble fraction of the pipeline")
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.set_title("GPipe / 1F1B bubble (p - 1) / (m + p - 1)", fontsize=10)
     fig.tight_layout()
     return fig
@@ -323,7 +328,7 @@ def tp_span_figure(span: TPSpan) -> plt.Figure:
     ax.set_xlabel("global batch (sequences of "
                   f"{span.model.seq:,} tokens)")
     ax.set_ylabel("best throughput (M tokens/s)")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(loc="lower right")
     ax.set_title(f"{span.model.name} on {span.n_gpus} GPUs: best fitting layout "
                  "(NCCL model)", fontsize=10)
     fig.tight_layout()

@@ -60,7 +60,7 @@ def status_grid(status: np.ndarray, title: str = "who holds what", ax=None):
     ax.set_title(title)
     present = sorted(set(np.unique(s).tolist()))
     ax.legend(handles=[Patch(color=STATUS_COLOURS[k], label=STATUS_NAMES[k]) for k in present],
-              loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+              loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 
@@ -106,6 +106,6 @@ def times_vs_targets(labels: Sequence[str], times: Sequence[float], targets: Seq
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
     ax.set_xlabel(f"time / target ({model} model)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig

@@ -7,14 +7,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from matplotlib.figure import Figure
 
+from nvlearn.plots import live
+from nvlearn.plots.live import LiveFigure
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.serdes.chain import BandwidthChain
 from nvlearn.serdes.channel import LinkResult
 from nvlearn.serdes.fec import FecMonteCarlo, RSCode, codeword_error_rate
 from nvlearn.serdes.pam import pam_ber, pam_levels, snr_for_ber
 
-__all__ = ["ber_curves", "chain_waterfall", "eye_diagram", "fec_curves", "generation_chart"]
+__all__ = ["EyeChart", "EyePanel", "ber_curves", "chain_waterfall", "eye_diagram", "fec_curves",
+           "generation_chart"]
 
 _DIRECTION_WORDS = {"per_direction": "per direction", "bidirectional": "both directions"}
 
@@ -23,11 +27,106 @@ def _sci(x: float) -> str:
     return "0" if x == 0 else f"{x:.1e}"
 
 
-def eye_diagram(result: LinkResult, ax=None):
+class EyePanel:
+    """An eye diagram on one axes (log-density 2-D histogram, slicer thresholds dashed, the
+    sampling instant in cyan) with its BER beside it, updated in place per link result.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw; its figure keeps room on the right for the BER text.
+    modulation : str
+        The modulation the results use (sets the thresholds drawn).
+
+    Attributes
+    ----------
+    artists : list of matplotlib.artist.Artist
+        What :meth:`update` changes (the eye, the lines over it, the amplitude axis, the
+        title and the BER text) and the frame over the eye.
+    """
+
+    def __init__(self, ax, modulation: str) -> None:
+        self.ax = ax
+        self.image = ax.imshow(np.zeros((2, 2)), origin="lower", aspect="auto", cmap="magma",
+                               interpolation="nearest")
+        ax.grid(False)
+        levels = pam_levels(modulation)
+        self.thresholds = [ax.axhline(t, color="white", lw=0.8, ls="--", alpha=0.7)
+                           for t in 0.5 * (levels[:-1] + levels[1:])]
+        self.instant = ax.axvline(0.0, color="cyan", lw=0.8, alpha=0.7)
+        ax.set_xlabel("time from sampling instant (UI)")
+        ax.set_ylabel("received amplitude\n(relative to transmit peak)")
+        self.ber = ax.text(1.03, 0.5, "", transform=ax.transAxes, va="center")
+        ax.figure.subplots_adjust(right=0.76, top=0.86)
+        self.artists = [self.image, *self.thresholds, self.instant, ax.yaxis, ax.title, self.ber,
+                        *ax.spines.values()]
+
+    def update(self, result: LinkResult) -> None:
+        """Show ``result``'s eye and error rates."""
+        eye = result.eye
+        dt = eye.time[1] - eye.time[0]
+        dv = eye.amplitude[1] - eye.amplitude[0]
+        extent = (eye.time[0] - dt / 2, eye.time[-1] + dt / 2,
+                  eye.amplitude[0] - dv / 2, eye.amplitude[-1] + dv / 2)
+        counts = np.log1p(eye.counts.T)
+        self.image.set_data(counts)
+        self.image.set_extent(extent)
+        self.image.set_clim(counts.min(), counts.max())
+        self.ax.set_xlim(extent[:2])
+        self.ax.set_ylim(extent[2:])
+        eq = "no equaliser"
+        if result.ffe.size > 1 or result.dfe.size > 0:
+            eq = f"FFE {result.ffe.size} taps, DFE {result.dfe.size} taps"
+        self.ax.set_title(
+            f"{result.modulation}, SNR {result.snr_db:g} dB, loss {result.loss_db:g} dB at "
+            f"Nyquist\njitter {result.jitter_ui:g} UI rms, {eq}")
+        lo, hi = result.ber_interval
+        self.ber.set_text(
+            f"measured BER\n{_sci(result.ber)}\n95 % interval\n[{_sci(lo)},\n {_sci(hi)}]\n"
+            f"{result.bit_errors} bit error{'' if result.bit_errors == 1 else 's'} in\n"
+            f"{result.n_bits:.2g} bits\n\n"
+            f"theory, noise\nonly (no ISI):\n{_sci(result.ber_theory)}")
+
+
+class EyeChart(LiveFigure):
+    """The eye explorer's figure for one modulation, updated in place per link result
+    (:mod:`nvlearn.plots.live`); the time axis and the labels are the background.
+
+    Parameters
+    ----------
+    modulation : str
+        The modulation of the results shown.
+    """
+
+    def __init__(self, modulation: str) -> None:
+        fig, ax = new_figure(width=7.0, height=4.2)
+        super().__init__(fig)
+        self.panel = EyePanel(ax, modulation)
+        self.dynamic(*self.panel.artists)
+
+    def update(self, result: LinkResult) -> Figure:
+        """Show ``result`` (of this chart's modulation)."""
+        self.panel.update(result)
+        return self.fig
+
+
+def eye_diagram(result: LinkResult, ax=None) -> Figure:
     """Eye diagram of a simulated link (log-density 2-D histogram) with the BER beside it.
 
     Time axis: UI relative to the sampling instant; amplitude: relative to the transmitter's
-    peak. Dashed lines are the slicer thresholds.
+    peak. Dashed lines are the slicer thresholds. Without ``ax``, in an explorer's
+    :func:`~nvlearn.plots.live.scope`, the figure is its live :class:`EyeChart`, updated.
+
+    Parameters
+    ----------
+    result : :class:`~nvlearn.serdes.channel.LinkResult`
+        The simulated link.
+    ax : matplotlib.axes.Axes, optional
+        Draw there (its figure's right margin is widened for the BER text).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -37,52 +136,9 @@ def eye_diagram(result: LinkResult, ax=None):
     'time from sampling instant (UI)'
     """
     if ax is None:
-        fig, ax = new_figure(width=7.0, height=4.2)
-    fig = ax.figure
-    eye = result.eye
-    dt = eye.time[1] - eye.time[0]
-    dv = eye.amplitude[1] - eye.amplitude[0]
-    extent = (
-        eye.time[0] - dt / 2,
-        eye.time[-1] + dt / 2,
-        eye.amplitude[0] - dv / 2,
-        eye.amplitude[-1] + dv / 2,
-    )
-    ax.imshow(
-        np.log1p(eye.counts.T),
-        origin="lower",
-        aspect="auto",
-        extent=extent,
-        cmap="magma",
-        interpolation="nearest",
-    )
-    ax.grid(False)
-    levels = pam_levels(result.modulation)
-    for threshold in 0.5 * (levels[:-1] + levels[1:]):
-        ax.axhline(threshold, color="white", lw=0.8, ls="--", alpha=0.7)
-    ax.axvline(0.0, color="cyan", lw=0.8, alpha=0.7)
-    ax.set_xlabel("time from sampling instant (UI)")
-    ax.set_ylabel("received amplitude\n(relative to transmit peak)")
-    eq = "no equaliser"
-    if result.ffe.size > 1 or result.dfe.size > 0:
-        eq = f"FFE {result.ffe.size} taps, DFE {result.dfe.size} taps"
-    ax.set_title(
-        f"{result.modulation}, SNR {result.snr_db:g} dB, loss {result.loss_db:g} dB at Nyquist\n"
-        f"jitter {result.jitter_ui:g} UI rms, {eq}"
-    )
-    lo, hi = result.ber_interval
-    ax.text(
-        1.03,
-        0.5,
-        f"measured BER\n{_sci(result.ber)}\n95 % interval\n[{_sci(lo)},\n {_sci(hi)}]\n"
-        f"{result.bit_errors} bit error{'' if result.bit_errors == 1 else 's'} in\n"
-        f"{result.n_bits:.2g} bits\n\n"
-        f"theory, noise\nonly (no ISI):\n{_sci(result.ber_theory)}",
-        transform=ax.transAxes,
-        va="center",
-    )
-    fig.subplots_adjust(right=0.76, top=0.86)
-    return fig
+        return live.chart(EyeChart, result.modulation).update(result)
+    EyePanel(ax, result.modulation).update(result)
+    return ax.figure
 
 
 def ber_curves(
@@ -148,7 +204,7 @@ def ber_curves(
     ax.set_xlabel("peak SNR at the slicer (dB): peak amplitude² / noise variance")
     ax.set_ylabel("bit error rate")
     ax.set_title("Same transmitter swing, same noise: PAM4's eyes are a third as tall")
-    ax.legend(fontsize=8)
+    ax.legend()
     return fig
 
 
@@ -239,7 +295,7 @@ def generation_chart(
         a, b = (labels.index(name) for name in ratio)
         notes[a] = f"  = {values[a] / values[b]:.2f} x {labels[b]}"
     for yi, value, note in zip(y, values, notes, strict=True):
-        ax.text(value, yi, f" {value:.4g}{note}", va="center", fontsize=9)
+        ax.text(value, yi, f" {value:.4g}{note}", va="center")
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
     ax.set_xlabel(
@@ -306,10 +362,10 @@ def fec_curves(
         ax.axvline(operating_ber, color="grey", ls="--")
         cer = codeword_error_rate(operating_ber, code)
         ax.text(operating_ber * 1.15, 1e-17,
-                f"pre-FEC BER {operating_ber:g}\nCER {cer:.1e} (independent)", fontsize=9)
+                f"pre-FEC BER {operating_ber:g}\nCER {cer:.1e} (independent)")
     ax.set_ylim(1e-18, 3.0)
     ax.set_xlabel("pre-FEC bit error rate")
     ax.set_ylabel("post-FEC codeword error rate\n(uncorrectable codewords per codeword)")
     ax.set_title(f"{code.name}: {code.codeword_bits}-bit codewords, corrects {code.t} symbols")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     return fig

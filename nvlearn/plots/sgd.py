@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from matplotlib.figure import Figure
 
+from nvlearn.plots import live
+from nvlearn.plots.live import LiveFigure
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.units import format_time
 
-__all__ = ["FABRIC_STYLE", "idle_cost_figure", "timeline_figure", "training_curves_figure",
-           "wall_figure"]
+__all__ = ["FABRIC_STYLE", "TimelineChart", "idle_cost_figure", "timeline_figure",
+           "training_curves_figure", "wall_figure"]
 
 #: Colour and label of each fabric name of :data:`nvlearn.sgd.FABRICS`.
 FABRIC_STYLE = {
@@ -121,10 +124,75 @@ def wall_figure(curves: Mapping[tuple[str, str, bool], Sequence], title: str = "
     return fig
 
 
-def timeline_figure(step, title: str | None = None):
+def _bars(spans, y: float, h: float) -> list[np.ndarray]:
+    """Rectangles (vertices) of ``spans`` ``(start, end)`` on a row centred at ``y``."""
+    return [np.array([(a, y - h / 2), (a, y + h / 2), (b, y + h / 2), (b, y - h / 2)])
+            for a, b in spans]
+
+
+class TimelineChart(LiveFigure):
+    """One training step on one GPU, updated in place per step (:mod:`nvlearn.plots.live`):
+    forward, backward, the all-reduce stream, exposed communication shaded.
+
+    The background is the two rows' labels and the legend; the bars, the time axis and the
+    title (it gives the exposed time) are drawn per state.
+    """
+
+    #: Height of a row's bars, in row units.
+    ROW = 0.6
+
+    def __init__(self) -> None:
+        fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=3.6)
+        super().__init__(fig)
+        self.ax = ax
+        empty: list = []
+        self.forward = ax.broken_barh(empty, (0, 1), color="#4c72b0", label="forward")
+        self.backward = ax.broken_barh(empty, (0, 1), color="#8fb0d9",
+                                       label="backward (makes gradient buckets)")
+        self.comm = ax.broken_barh(empty, (0, 1), color="#c44e52", label="all-reduce busy")
+        self.exposed = ax.axvspan(0, 1, color="#c44e52", alpha=0.12,
+                                  label="exposed: GPUs idle")
+        self.buckets = ax.vlines([], 0.45, 0.55, color="0.3", lw=0.8)
+        ax.set_yticks([0, 1], ["all-reduce", "compute"])
+        ax.set_ylim(-0.6, 2.3)
+        ax.grid(axis="y", visible=False)
+        ax.legend(loc="upper center", ncol=2, bbox_to_anchor=(0.5, 1.0))
+        # fixed margins: no layout pass per state
+        fig.subplots_adjust(left=0.12, right=0.97, top=0.84, bottom=0.15)
+        self.dynamic(self.forward, self.backward, self.comm, self.exposed, self.buckets,
+                     ax.xaxis, ax.title, *ax.spines.values())
+
+    def update(self, step, title: str | None = None) -> Figure:
+        """Show ``step`` (a :class:`~nvlearn.sgd.StepTime`); see :func:`timeline_figure`."""
+        tl = step.timeline
+        scale, unit = _time_unit(tl.end)
+        h = self.ROW
+        self.forward.set_verts(_bars([(0, tl.forward_end * scale)], 1, h))
+        self.backward.set_verts(_bars([(tl.forward_end * scale, tl.backward_end * scale)], 1, h))
+        self.comm.set_verts(_bars(tl.comm_intervals() * scale, 0, h))
+        exposed = step.exposed_comm > 0
+        self.exposed.set_visible(exposed)
+        self.exposed.set_x(tl.backward_end * scale)
+        self.exposed.set_width((tl.end - tl.backward_end) * scale)
+        n_buckets = tl.bucket_bytes.size
+        ticks = tl.bucket_ready * scale if step.overlap and 1 < n_buckets <= 60 else []
+        self.buckets.set_segments([[(t, 0.45), (t, 0.55)] for t in ticks])
+        self.ax.set_xlim(0, tl.end * scale * 1.02)
+        self.ax.set_xlabel(f"time within one step ({unit})")
+        how = (f"DDP overlap, {n_buckets:,} buckets of ≤ {step.bucket_bytes / 2**20:g} MiB"
+               if step.overlap else "no overlap: one all-reduce after backward")
+        self.ax.set_title(title or (
+            f"{step.n_params / 1e9:g}B params on {step.n_gpus:,} GPUs, "
+            f"{FABRIC_STYLE[step.fabric][1]}\n{how}; efficiency {100 * step.efficiency:.0f} %, "
+            f"{format_time(step.exposed_comm)} exposed"))
+        return self.fig
+
+
+def timeline_figure(step, title: str | None = None) -> Figure:
     """One training step on one GPU: forward, backward, and the all-reduce stream.
 
-    Exposed communication (after the backward pass ends) is shaded.
+    Exposed communication (after the backward pass ends) is shaded. In an explorer's
+    :func:`~nvlearn.plots.live.scope` the figure is its live :class:`TimelineChart`.
 
     Examples
     --------
@@ -133,37 +201,7 @@ def timeline_figure(step, title: str | None = None):
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
     ['all-reduce', 'compute']
     """
-    tl = step.timeline
-    scale, unit = _time_unit(tl.end)
-    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=3.3)
-    h = 0.6
-    ax.broken_barh([(0, tl.forward_end * scale)], (1 - h / 2, h), color="#4c72b0",
-                   label="forward")
-    ax.broken_barh([(tl.forward_end * scale, (tl.backward_end - tl.forward_end) * scale)],
-                   (1 - h / 2, h), color="#8fb0d9", label="backward (makes gradient buckets)")
-    spans = tl.comm_intervals() * scale
-    ax.broken_barh([(a, b - a) for a, b in spans], (-h / 2, h), color="#c44e52",
-                   label="all-reduce busy")
-    if step.exposed_comm > 0:
-        ax.axvspan(tl.backward_end * scale, tl.end * scale, color="#c44e52", alpha=0.12,
-                   label=f"exposed: GPUs idle ({format_time(step.exposed_comm)})")
-    n_buckets = tl.bucket_bytes.size
-    if step.overlap and 1 < n_buckets <= 60:
-        ax.vlines(tl.bucket_ready * scale, 0.45, 0.55, color="0.3", lw=0.8)
-    ax.set_yticks([0, 1], ["all-reduce", "compute"])
-    ax.set_ylim(-0.6, 2.2)
-    ax.set_xlim(0, tl.end * scale * 1.02)
-    ax.set_xlabel(f"time within one step ({unit})")
-    ax.grid(axis="y", visible=False)
-    how = (f"DDP overlap, {n_buckets:,} buckets of ≤ {step.bucket_bytes / 2**20:g} MiB"
-           if step.overlap else "no overlap: one all-reduce after backward")
-    ax.set_title(title or (
-        f"{step.n_params / 1e9:g}B params on {step.n_gpus:,} GPUs, "
-        f"{FABRIC_STYLE[step.fabric][1]}\n{how}; efficiency {100 * step.efficiency:.0f} %"),
-        fontsize=10)
-    ax.legend(fontsize=9, loc="upper center", ncol=2, bbox_to_anchor=(0.5, 1.0))
-    fig.subplots_adjust(left=0.12, right=0.97, top=0.84, bottom=0.15)  # fixed: no layout pass
-    return fig
+    return live.chart(TimelineChart).update(step, title)
 
 
 def idle_cost_figure(costs: Mapping[tuple[str, bool], Sequence], token_budget: float,
@@ -191,7 +229,7 @@ def idle_cost_figure(costs: Mapping[tuple[str, bool], Sequence], token_budget: f
     >>> fig.axes[0].get_yscale()
     'log'
     """
-    fig, ax = new_figure(width=8.0, height=4.4)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=5.4)
     power = None
     for (fabric, overlap), rows in costs.items():
         colour, label = FABRIC_STYLE[fabric]
@@ -211,6 +249,6 @@ def idle_cost_figure(costs: Mapping[tuple[str, bool], Sequence], token_budget: f
     right.set_ylabel(f"energy at {power:.0f} W board power (MWh)")
     ax.set_title(f"The cost of waiting: {model} model trained on {token_budget:.3g} tokens "
                  "(GPU-hours floored at 10⁻³)", fontsize=10)
-    ax.legend(fontsize=7.5, loc="upper left")
-    fig.tight_layout()
+    fig.legend(loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))  # below: off the data
+    fig.tight_layout(rect=(0, 0.85 / fig.get_figheight(), 1, 1))
     return fig

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from nvlearn.plots.style import FABRIC_COLOURS, SERIES, new_figure
+from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.plots.timeline import gantt
 
 __all__ = ["ALGO_LABELS", "FAULT_LABELS", "backup_workers_figure", "explorer_figure",
@@ -34,8 +34,12 @@ def fault_slowdown_figure(table: Mapping[str, Mapping[str, Mapping[str, object]]
     >>> len(fault_slowdown_figure({"4 GPUs": {"slow_gpu": {"ring": r}}}).axes)
     1
     """
-    fig, axes = new_figure(1, len(table), width=10.0, height=4.0, squeeze=False)
-    for ax, (fabric, faults) in zip(axes[0], table.items(), strict=True):
+    cols = min(len(table), 2)  # two panels a row: each wide enough for its body-size labels
+    rows = -(-len(table) // cols)
+    fig, axes = new_figure(rows, cols, width=NOTEBOOK_WIDTH, height=4.0 * rows, squeeze=False)
+    for ax in axes.ravel()[len(table):]:
+        ax.remove()
+    for ax, (fabric, faults) in zip(axes.ravel(), table.items(), strict=False):
         algos = list(dict.fromkeys(a for runs in faults.values() for a in runs))
         width = 0.8 / len(algos)
         top = max((r.slowdown for runs in faults.values() for r in runs.values()
@@ -49,7 +53,7 @@ def fault_slowdown_figure(table: Mapping[str, Mapping[str, Mapping[str, object]]
                 if run.result is None:
                     ax.bar(x, top * 1.05, width, color="white", edgecolor=SERIES[j],
                            hatch="//", label=None)
-                    ax.text(x, top * 1.07, "stops", ha="center", va="bottom", fontsize=7,
+                    ax.text(x, top * 1.07, "stops", ha="center", va="bottom",
                             rotation=90)
                 else:
                     ax.bar(x, run.slowdown, width, color=SERIES[j],
@@ -59,7 +63,7 @@ def fault_slowdown_figure(table: Mapping[str, Mapping[str, Mapping[str, object]]
         ax.set_ylabel("time / healthy time")
         ax.set_ylim(0, top * 1.35)
         ax.set_title(fabric, fontsize=10)
-        ax.legend(loc="upper left", fontsize=8, ncols=2)
+        ax.legend(loc="upper left", ncols=2)
     fig.suptitle("one all-reduce under one fault (achievable model: NCCL's rates and latencies)",
                  fontsize=11)
     fig.tight_layout()
@@ -92,7 +96,9 @@ def gpu_link_bytes_figure(healthy, faulty, title: str):
     up = np.flatnonzero((kind[ls] == NODE_GPU) & (kind[ld] == NODE_NVSWITCH))
     gpus = np.unique(ls[up])
     planes = np.unique(ld[up])
-    fig, axes = new_figure(1, 2, width=9.5, height=3.6)
+    # one above the other: the same links in the same columns, each cell wide enough for
+    # its label at body size
+    fig, axes = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=6.8)
     for ax, name, res in zip(axes, ("healthy", "with the fault"), (healthy, faulty),
                              strict=True):
         mb = np.zeros((gpus.size, planes.size))
@@ -104,13 +110,14 @@ def gpu_link_bytes_figure(healthy, faulty, title: str):
             use[i, j] = res.link_bytes[lk] / (res.time * cap) if cap > 0 else 0.0
         im = ax.imshow(100 * use, cmap="Greens", vmin=0, vmax=100, aspect="auto")
         for (i, j), v in np.ndenumerate(mb):
-            ax.text(j, i, f"{v:.0f} MB", ha="center", va="center", fontsize=7,
+            ax.text(j, i, f"{v:.0f} MB", ha="center", va="center",
                     color="white" if use[i, j] > 0.6 else "black")
-        ax.set_xticks(range(planes.size), [topo.node_name[p] for p in planes], fontsize=8)
-        ax.set_yticks(range(gpus.size), [topo.node_name[g] for g in gpus], fontsize=8)
+        ax.set_xticks(range(planes.size), [topo.node_name[p] for p in planes])
+        ax.set_yticks(range(gpus.size), [topo.node_name[g] for g in gpus])
         ax.set_xlabel("GPU -> NVSwitch plane link")
         ax.set_title(f"{name}: {res.time * 1e6:,.0f} µs", fontsize=10)
         ax.grid(False)
+    fig.subplots_adjust(top=0.91, bottom=0.08, hspace=0.5)  # room for titles and labels
     fig.colorbar(im, ax=axes, label="mean rate / capacity (%)", shrink=0.9)
     fig.suptitle(title + " (achievable model)", fontsize=10)
     return fig
@@ -142,7 +149,7 @@ def slowest_of_p_figure(dist, ps: Sequence[int], mc_mean: Sequence[float],
 
     ps = np.asarray(ps)
     grid = np.unique(np.geomspace(1, ps.max(), 200).astype(int))
-    fig, ax = new_figure(width=9.0, height=4.2)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=4.8)
     m = dist.mean
     ax.plot(grid, [dist.expected_max(p) / m for p in grid], color=SERIES[0],
             label="E[max], shifted exponential: shift + scale·H_p")
@@ -162,7 +169,7 @@ def slowest_of_p_figure(dist, ps: Sequence[int], mc_mean: Sequence[float],
     ax.set_xlabel("GPUs in the synchronous step, p")
     ax.set_ylabel("step time / one GPU's mean")
     ax.set_title("the step waits for the slowest GPU (model: compute jitter only, no comm)")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     fig.tight_layout()
     return fig
 
@@ -185,7 +192,7 @@ def backup_workers_figure(dist, p: int, ks: Sequence[int]):
     matplotlib.figure.Figure
     """
     ks = np.asarray(ks)
-    fig, ax = new_figure(width=9.0, height=3.8)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=4.0)
     t = np.array([dist.expected_kth(p - k, p) for k in ks]) / dist.mean
     ax.plot(ks, t, "o-", color=SERIES[0], label=f"E[(p-k)-th fastest of p = {p:,}] / mean")
     ax.set_xlabel("k slowest GPUs dropped each step")
@@ -197,7 +204,7 @@ def backup_workers_figure(dist, p: int, ks: Sequence[int]):
     ax2.grid(False)
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="center right")
+    ax.legend(h1 + h2, l1 + l2, loc="center right")
     ax.set_title(f"backup workers: wait for p - k of p = {p:,} (shifted exponential model)")
     fig.tight_layout()
     return fig
@@ -218,7 +225,9 @@ def sync_sgd_figure(histories: Mapping[str, object], title: str):
     >>> len(sync_sgd_figure({"sync": h}, "demo").axes)
     3
     """
-    fig, (a1, a2, a3) = new_figure(1, 3, width=10.0, height=3.6)
+    # two panels a row (each wide enough for body-size labels), the legend in the fourth place
+    fig, axes = new_figure(2, 2, width=NOTEBOOK_WIDTH, height=6.6)
+    a1, a2, a3, spare = axes.ravel()
     for i, (label, h) in enumerate(histories.items()):
         c = SERIES[i % len(SERIES)]
         ep = np.arange(1, len(h.epoch_train_loss) + 1)
@@ -233,9 +242,11 @@ def sync_sgd_figure(histories: Mapping[str, object], title: str):
     a1.set(xlabel="epoch", ylabel="training loss (cross-entropy)")
     a2.set(xlabel="epoch", ylabel="test accuracy (%)")
     a3.set(xlabel="all-reduces so far", ylabel="training loss")
-    a1.legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
+    box = spare.get_position()
+    spare.remove()
+    fig.legend(*a1.get_legend_handles_labels(), loc="center", bbox_to_anchor=box)
     return fig
 
 
@@ -277,6 +288,6 @@ def explorer_figure(run, healthy_steps: np.ndarray, fault_steps: np.ndarray, cap
         axh.hist(fault_steps * 1e3, bins=bins, color=SERIES[1], alpha=0.6, label="with the fault")
     axh.set_xlabel("step time = slowest GPU's compute + all-reduce (ms)")
     axh.set_ylabel("steps")
-    axh.legend(fontsize=8, loc="upper right")
-    axh.set_title(caption, fontsize=9)
+    axh.legend(loc="upper right")
+    axh.set_title(caption, loc="left")  # a long caption runs right, under the legend
     return fig

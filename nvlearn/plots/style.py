@@ -11,11 +11,12 @@ import threading
 
 import matplotlib
 
-__all__ = ["FABRIC_COLOURS", "NOTEBOOK_WIDTH", "SERIES", "new_figure"]
+__all__ = ["BODY_PT", "FABRIC_COLOURS", "NOTEBOOK_WIDTH", "SERIES", "SIZE_TOLERANCE_PT",
+           "new_figure", "shown_scale", "small_texts"]
 
 matplotlib.use(matplotlib.get_backend())  # keep whatever backend the caller chose
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 #: Colours by fabric / link kind, used consistently in every notebook.
@@ -35,6 +36,13 @@ FABRIC_COLOURS: dict[str, str] = {
 #: 1280-px window with the file browser open (an output area of about 850 px); wider ones
 #: are scaled down, and their 10 pt text falls below the notebook's 14 px body text.
 NOTEBOOK_WIDTH = 8.4
+
+#: Smallest text, in points of a figure shown at full size, that the course allows: the
+#: course's 10 pt at its 100 dpi is 13.9 px, JupyterLab's body text 14 px.
+BODY_PT = 10.0
+#: How far below :data:`BODY_PT` a text may fall (1 %: a figure a few pixels wider than
+#: :data:`NOTEBOOK_WIDTH` still fits JupyterLab's output area of about 850 px).
+SIZE_TOLERANCE_PT = 0.1
 
 #: A qualitative palette for algorithms / series.
 SERIES = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")
@@ -95,3 +103,58 @@ def new_figure(nrows: int = 1, ncols: int = 1, width: float = 8.0, height: float
         ax.spines["top"].set_visible(False)
         ax.spines["right"].set_visible(False)
     return fig, axes
+
+
+def shown_scale(fig: Figure, tight: bool = True) -> float:
+    """How much JupyterLab scales ``fig`` down in a 1280-px window with the file browser open:
+    1 when its picture is at most :data:`NOTEBOOK_WIDTH` wide, else that width over its own.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    tight : bool
+        The picture is the inline backend's (cropped to the drawn content, ``bbox_inches=
+        "tight"``, plus ``savefig.pad_inches`` each side), not the whole figure (an
+        explorer's PNG).
+
+    Examples
+    --------
+    >>> fig, _ = new_figure(width=NOTEBOOK_WIDTH * 2, height=2.0)
+    >>> round(shown_scale(fig, tight=False), 2)
+    0.5
+    """
+    width = fig.get_figwidth()
+    if tight:
+        renderer = RendererAgg(*(fig.bbox.size.astype(int) + 1), fig.dpi)
+        pad = plt.rcParams["savefig.pad_inches"]
+        width = fig.get_tightbbox(renderer).width + 2 * pad
+    return float(min(1.0, NOTEBOOK_WIDTH / width))
+
+
+def small_texts(fig: Figure, tight: bool = True) -> list[tuple[str, float]]:
+    """Texts that ``fig`` draws smaller than :data:`BODY_PT` as shown (:func:`shown_scale`;
+    by more than :data:`SIZE_TOLERANCE_PT`): ``(text, points as shown)`` each, in drawing
+    order.
+
+    The figure is drawn once with a renderer that notes every string and its size.
+
+    Examples
+    --------
+    >>> fig, ax = new_figure(width=4.0, height=2.0)
+    >>> _ = ax.set_title("readable"), ax.text(0.5, 0.5, "fine print", fontsize=8)
+    >>> small_texts(fig)
+    [('fine print', 8.0)]
+    """
+    scale = shown_scale(fig, tight)
+    renderer = RendererAgg(*(fig.bbox.size.astype(int) + 1), fig.dpi)
+    drawn: list[tuple[str, float]] = []
+    draw_text = renderer.draw_text
+
+    def noting(gc, x, y, s, prop, angle, ismath=False, mtext=None):
+        if s.strip():
+            drawn.append((s, prop.get_size_in_points() * scale))
+        return draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+
+    renderer.draw_text = noting
+    fig.draw(renderer)
+    return [(s, round(pt, 2)) for s, pt in drawn if pt < BODY_PT - SIZE_TOLERANCE_PT]

@@ -7,12 +7,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from matplotlib.figure import Figure
 
+from nvlearn.plots import live
+from nvlearn.plots.live import LiveFigure
 from nvlearn.plots.style import FABRIC_COLOURS, NOTEBOOK_WIDTH, SERIES, new_figure
 from nvlearn.units import format_bytes, format_rate, format_time
 
-__all__ = ["POLICY_STYLE", "access_time_figure", "collision_figure", "fct_cdf_figure",
-           "growth_figure", "hol_figure", "pair_rates_figure", "traffic_explorer_figure"]
+__all__ = ["POLICY_STYLE", "TrafficChart", "access_time_figure", "collision_figure",
+           "fct_cdf_figure", "growth_figure", "hol_figure", "pair_rates_figure",
+           "traffic_explorer_figure"]
 
 #: Line style per routing policy in every figure of this module.
 POLICY_STYLE = {"adaptive": "-", "static": "--"}
@@ -49,14 +53,14 @@ def pair_rates_figure(rows: Sequence[Mapping]):
     >>> fig.axes[0].get_xlabel()
     'rate per flow (GB/s per direction)'
     """
-    fig, ax = new_figure(width=9.0, height=0.55 * len(rows) + 1.6)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=0.55 * len(rows) + 1.6)
     y = np.arange(len(rows))
     h = 0.38
     for k, (policy, colour) in enumerate((("adaptive", SERIES[0]), ("static", SERIES[1]))):
         vals = np.array([r[policy] for r in rows]) / 1e9
         bars = ax.barh(y + (k - 0.5) * h, vals, height=h, color=colour, label=policy)
         for bar, v in zip(bars, vals, strict=True):
-            ax.text(bar.get_width(), bar.get_y() + h / 2, f" {v:.0f}", va="center", fontsize=8)
+            ax.text(bar.get_width(), bar.get_y() + h / 2, f" {v:.0f}", va="center")
     ax.set_yticks(y, [r["case"] for r in rows])
     ax.invert_yaxis()
     ax.set_xlabel("rate per flow (GB/s per direction)")
@@ -200,7 +204,7 @@ def hol_figure(ports: Sequence[int], throughput: Sequence[float], limit: float):
     ax.set_xlabel("switch ports N (inputs = outputs)")
     ax.set_ylabel("throughput per port (cells / slot)")
     ax.set_title("Head-of-line blocking: uniform traffic, every input always busy")
-    ax.legend(loc="lower left", fontsize=8)
+    ax.legend(loc="lower left")
     fig.tight_layout()
     return fig
 
@@ -233,9 +237,9 @@ def access_time_figure(paths: Sequence, sizes: np.ndarray | None = None):
     ax.set_ylabel("time to deliver one way")
     for n in (64, 2**20, 2**30):
         ax.axvline(n, color="#999999", lw=0.6, ls=":")
-        ax.text(n, ax.get_ylim()[0], f" {format_bytes(n, binary=True)}", fontsize=7,
+        ax.text(n, ax.get_ylim()[0], f" {format_bytes(n, binary=True)}",
                 va="bottom", color="#555555")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     ax.set_title("Latency rules small messages, bandwidth rules large ones (model numbers)")
     fig.tight_layout()
     return fig
@@ -307,8 +311,83 @@ def growth_figure(series: Mapping[str, Sequence[Mapping]],
     return fig
 
 
+class TrafficChart(LiveFigure):
+    """The traffic explorer's figure, updated in place per experiment
+    (:mod:`nvlearn.plots.live`): a histogram of flow completion times with p50 and p99,
+    above the utilisation of the busiest links.
+
+    Parameters
+    ----------
+    bins : int
+        Most histogram bins a state may use.
+    links : int
+        Most links the lower panel lists.
+    """
+
+    def __init__(self, bins: int = 29, links: int = 5) -> None:
+        fig, (top, low) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=6.6,
+                                     gridspec_kw={"height_ratios": [1.3, 1]})
+        super().__init__(fig)
+        self.top, self.low = top, low
+        self.bins = top.bar(np.zeros(bins), np.zeros(bins), width=1.0, align="edge",
+                            alpha=0.85)
+        self.quantiles = [top.axvline(1.0, color="black", ls=ls, lw=1) for ls in (":", "--")]
+        top.set_ylabel("flows")
+        self.links = low.barh(np.arange(links), np.zeros(links))
+        low.set_xlim(0, 1.05)
+        low.set_xlabel("mean utilisation over the run (bytes / capacity x time)")
+        low.set_title("the five busiest links")
+        low.set_axisbelow(True)  # grid lines under the bars (drawn over the background)
+        # fixed margins (room for the longest link name): no layout pass per state
+        fig.subplots_adjust(left=0.25, right=0.97, top=0.95, bottom=0.08, hspace=0.42)
+        self.dynamic(*self.bins, *self.quantiles, top.xaxis, top.yaxis, top.title,
+                     *self.links, low.yaxis, *top.spines.values(), *low.spines.values())
+
+    def update(self, stats) -> Figure:
+        """Show ``stats`` (a :class:`~nvlearn.switching.patterns.FlowStats`)."""
+        colour = _fabric_colour(stats.fabric)
+        unit, factor = _time_unit(stats.fct)
+        fct = stats.fct * factor
+        lo, hi = fct.min(), fct.max()
+        log = hi > lo * 1.05
+        edges = (np.geomspace(lo * 0.98, hi * 1.02, len(self.bins) + 1) if log
+                 else np.linspace(lo * 0.9, hi * 1.1, 11))
+        counts, _ = np.histogram(fct, bins=edges)
+        for i, bar in enumerate(self.bins):
+            bar.set_visible(i < counts.size)
+            if i < counts.size:
+                bar.set_bounds(edges[i], 0, edges[i + 1] - edges[i], counts[i])
+                bar.set_color(colour)
+        for line, q in zip(self.quantiles, (stats.p50, stats.p99), strict=True):
+            line.set_xdata([q * factor, q * factor])
+        self.top.set_xscale("log" if log else "linear")
+        if log:
+            _log_ticks(self.top)
+            pad = (edges[-1] / edges[0]) ** 0.05  # matplotlib's 5 % margins, on a log axis
+            self.top.set_xlim(edges[0] / pad, edges[-1] * pad)
+        else:
+            pad = 0.05 * (edges[-1] - edges[0])
+            self.top.set_xlim(edges[0] - pad, edges[-1] + pad)
+        self.top.set_ylim(0, counts.max() * 1.05)
+        self.top.set_xlabel(f"flow completion time ({unit}); dotted p50, dashed p99")
+        self.top.set_title(f"{stats.pattern} on {stats.fabric}, {stats.policy} routing")
+        self._links(stats.hot_links[::-1], colour)
+        return self.fig
+
+    def _links(self, hot: list, colour: str) -> None:
+        """The busiest links' bars, the busiest on top."""
+        for i, bar in enumerate(self.links):
+            bar.set_visible(i < len(hot))
+            if i < len(hot):
+                bar.set_width(hot[i][1])
+                bar.set_color(colour)
+        self.low.set_yticks(range(len(hot)), [label for label, _ in hot])
+        self.low.set_ylim(-0.6, len(self.links) - 0.4)
+
+
 def traffic_explorer_figure(stats):
-    """The explorer's view of one experiment: FCT histogram and the five hottest links.
+    """The explorer's view of one experiment: FCT histogram and the five hottest links (in
+    an explorer's :func:`~nvlearn.plots.live.scope`, its live :class:`TrafficChart`).
 
     Examples
     --------
@@ -318,29 +397,4 @@ def traffic_explorer_figure(stats):
     >>> len(traffic_explorer_figure(st).axes)
     2
     """
-    fig, (left, right) = new_figure(2, 1, width=NOTEBOOK_WIDTH, height=6.4,
-                                    gridspec_kw={"height_ratios": [1.3, 1]})
-    colour = _fabric_colour(stats.fabric)
-    unit, factor = _time_unit(stats.fct)
-    fct = stats.fct * factor
-    lo, hi = fct.min(), fct.max()
-    log = hi > lo * 1.05
-    bins = np.geomspace(lo * 0.98, hi * 1.02, 30) if log else np.linspace(lo * 0.9, hi * 1.1, 11)
-    left.hist(fct, bins=bins, color=colour, alpha=0.85)
-    if log:
-        left.set_xscale("log")
-        _log_ticks(left)
-    for q, ls in ((stats.p50, ":"), (stats.p99, "--")):
-        left.axvline(q * factor, color="black", ls=ls, lw=1)
-    left.set_xlabel(f"flow completion time ({unit}); dotted p50, dashed p99")
-    left.set_ylabel("flows")
-    left.set_title(f"{stats.pattern} on {stats.fabric}, {stats.policy} routing", fontsize=10)
-    labels = [lbl for lbl, _ in stats.hot_links][::-1]
-    util = [u for _, u in stats.hot_links][::-1]
-    right.barh(range(len(util)), util, color=colour)
-    right.set_yticks(range(len(util)), labels)
-    right.set_xlim(0, 1.05)
-    right.set_xlabel("mean utilisation over the run (bytes / capacity x time)")
-    right.set_title("the five busiest links", fontsize=10)
-    fig.tight_layout()
-    return fig
+    return live.chart(TrafficChart).update(stats)

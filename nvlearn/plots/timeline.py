@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Patch
 
-from nvlearn.plots.style import SERIES, new_figure
+from nvlearn.plots.style import NOTEBOOK_WIDTH, SERIES, new_figure
 
 __all__ = ["MERGE_ABOVE", "gantt", "link_heatmap"]
 
@@ -138,9 +138,9 @@ def gantt(result, by: str = "rank", *, rows=None, max_rows: int = 32, colour_by:
     merge = sum(o.size for o in rows_ops) > MERGE_ABOVE
 
     height = min(1.2 + 0.28 * len(rows_ops), 12.0)
-    fig, ax = new_figure(width=10.0, height=max(height, 2.5))
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=max(height, 2.5))
     handles = _draw_rows(ax, rows_ops, colour_idx, legend, result, scale, merge, show_flight)
-    ax.set_yticks(np.arange(len(labels)), labels, fontsize=8 if len(labels) > 16 else 9)
+    ax.set_yticks(np.arange(len(labels)), labels)
     ax.set_ylim(len(labels) - 0.5, -0.5)
     ax.set_xlim(t0 * scale, t1 * scale)
     ax.set_xlabel(f"time ({unit})")
@@ -148,7 +148,7 @@ def gantt(result, by: str = "rank", *, rows=None, max_rows: int = 32, colour_by:
     if show_flight and not merge:
         handles.append(ax.plot([], [], color="#333333", linewidth=1.0,
                                label="in flight (latency)")[0])
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     title = f"{s.algorithm} {s.collective} on {result.topology.name}\n" + (
         f"outgoing transfers per {what}" if by == "rank" else f"transfers crossing each {what}")
     if merge:
@@ -275,21 +275,22 @@ def link_heatmap(result, *, links=None, group: str = "auto", max_rows: int = 48,
     unit, scale = _time_scale(edges[-1])
 
     n_rows = len(labels)
-    fig, ax = new_figure(width=10.0, height=max(min(1.8 + 0.24 * n_rows, 12.0), 3.6))
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=max(min(1.8 + 0.24 * n_rows, 12.0), 3.6))
     mesh = ax.pcolormesh(edges * scale, np.arange(n_rows + 1) - 0.5, image, cmap="viridis",
                          vmin=0.0, vmax=1.0, shading="flat")
     ax.set_ylim(n_rows - 0.5, -0.5)
     ax.grid(False)
     if n_rows <= 60:
-        ax.set_yticks(np.arange(n_rows), labels, fontsize=7 if n_rows > 24 else 8)
+        ax.set_yticks(np.arange(n_rows), labels)
     else:
         ax.set_ylabel(f"link ({n_rows} shown)")
     ax.set_xlabel(f"time ({unit}); bins of {tl.bin_width * scale:.3g} {unit}")
     cbar = fig.colorbar(mesh, ax=ax, pad=0.02)
     cbar.set_label("utilisation\n(fraction of capacity per direction)")
     s = result.schedule
+    # right-aligned: a long title runs over the row labels, not off the figure
     ax.set_title(f"Link utilisation: {s.algorithm} {s.collective} on {result.topology.name}"
-                 f"\none row per {what}")
+                 f"\none row per {what}", loc="right")
     fig.tight_layout()
     return fig
 

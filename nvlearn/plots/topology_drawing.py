@@ -69,13 +69,13 @@ def _bundle_text(topo: Topology, link: int) -> str:
     return f"{count} x {_rate(per_link)}" if count > 1 else _rate(per_link)
 
 
-def _box(ax, x, y, w, h, colour, text="", fontsize=9, text_colour="white", zorder=3,
+def _box(ax, x, y, w, h, colour, text="", text_colour="white", zorder=3,
          alpha=1.0):
     ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h,
                                 boxstyle="round,pad=0,rounding_size=0.02", fc=colour,
                                 ec="black", lw=0.5, zorder=zorder, alpha=alpha))
     if text:
-        ax.text(x, y, text, ha="center", va="center", fontsize=fontsize, color=text_colour,
+        ax.text(x, y, text, ha="center", va="center", color=text_colour,
                 zorder=zorder + 1)
 
 
@@ -123,7 +123,7 @@ def _draw_circle(topo: Topology, ax) -> set[int]:
         ax.plot([x0, x1], [y0, y1], color=colour, lw=1.0 + 0.5 * topo.link_count[link],
                 zorder=1)
         if n <= 8:
-            ax.text((x0 + x1) / 2, (y0 + y1) / 2, _bundle_text(topo, link), fontsize=9,
+            ax.text((x0 + x1) / 2, (y0 + y1) / 2, _bundle_text(topo, link),
                     ha="center", va="center", zorder=2,
                     bbox={"fc": "white", "ec": "none", "pad": 0.5})
     for rank, g in enumerate(topo.gpus):
@@ -170,7 +170,7 @@ def _draw_tiers(topo: Topology, ax) -> set[int]:
         count = int(topo.link_count[link])
         ax.plot([x0, x1], [y0, y1], color=colour, lw=0.6 + 0.5 * count, alpha=0.75, zorder=1)
         if count > 1 and y0 != y1:
-            ax.text(x0, y0 + 0.09, str(count), fontsize=8.5, ha="center",
+            ax.text(x0, y0 + 0.09, str(count), ha="center",
                     va="center", zorder=2,
                     bbox={"boxstyle": "circle,pad=0.15", "fc": "white", "ec": colour,
                           "lw": 0.6})
@@ -189,8 +189,10 @@ def _draw_tiers(topo: Topology, ax) -> set[int]:
                     if topo.link_dst[k] == v and topo.node_kind[topo.link_src[k]] == NODE_GPU]
             if down:
                 k = down[0]
-                ax.text(x, y + 0.22, f"{_bundle_text(topo, k)} = {_rate(topo.link_capacity[k])}"
-                        "\nper GPU, per direction", ha="center", va="bottom", fontsize=9)
+                # narrow enough for four switches side by side at body size; the title
+                # and the legend say "per direction"
+                ax.text(x, y + 0.22, f"{_bundle_text(topo, k)}\n= "
+                        f"{_rate(topo.link_capacity[k])}\nper GPU", ha="center", va="bottom")
     ax.set_xlim(-0.6, width + 0.6)
     ax.set_ylim(-0.35, top + 0.75)
     return set(topo.link_kind[idx].tolist())
@@ -279,8 +281,7 @@ def _draw_fabric_switches(topo: Topology, ax, lay: _Layout) -> None:
     for (_, plane), members in lay.groups.items():
         n_enc = len({enclosure[v] for v in members if v in enclosure})
         ax.text(np.mean([lay.pos[v][0] for v in members]), lay.pos[members[0]][1] + 0.22,
-                _group_label(topo, plane, members, n_enc), ha="center", va="bottom",
-                fontsize=9)
+                _group_label(topo, plane, members, n_enc), ha="center", va="bottom")
 
 
 def _group_label(topo: Topology, plane: int, members: list[int], n_enclosures: int) -> str:
@@ -326,7 +327,7 @@ def _draw_servers(topo: Topology, ax, lay: _Layout, cables
         ax.add_patch(FancyBboxPatch((x0 - 0.05, bottom), _BOX_W + 0.1, 1.6 - bottom,
                                     boxstyle="round,pad=0,rounding_size=0.05", fc="#f4f4f4",
                                     ec="#999999", lw=0.6, zorder=0))
-        ax.text(x0 + _BOX_W / 2, bottom - 0.1, f"node {bx}", ha="center", va="top", fontsize=9)
+        ax.text(x0 + _BOX_W / 2, bottom - 0.1, f"node {bx}", ha="center", va="top")
         for kind, y in inner_rows.items():
             row = [int(v) for v in members if topo.node_kind[v] == kind]
             for i, v in enumerate(row):
@@ -348,11 +349,11 @@ def _draw_servers(topo: Topology, ax, lay: _Layout, cables
                 plane = int(topo.node_plane[v])
                 label = str(plane) if kind == NODE_NVSWITCH and plane >= 0 else ""
                 _box(ax, *lay.pos[v], 0.1 if kind == NODE_GPU else 0.14, 0.16,
-                     _NODE_COLOUR[kind], label, fontsize=7.5, text_colour="black")
+                     _NODE_COLOUR[kind], label, text_colour="black")
     if len(lay.shown) < lay.n_boxes:
         x_gap = _GAP / 2 + len(lay.shown) // 2 * (_BOX_W + _GAP) + _BOX_W / 2
         ax.text(x_gap, 0.4, f"...\n{lay.n_boxes - len(lay.shown)} more\nnodes,\nwired\n"
-                "the same\nway", ha="center", va="center", fontsize=9)
+                "the same\nway", ha="center", va="center")
     return bottom, ext_links, kinds_drawn
 
 
@@ -407,7 +408,7 @@ def _draw_uplinks(topo: Topology, ax, lay: _Layout,
         if same_tier > 4 and (key[0], text) in labelled:
             continue  # many rails wired alike: say it once
         labelled.add((key[0], text))
-        ax.text(np.mean(xs), gy - 0.14, text, fontsize=8.5,
+        ax.text(np.mean(xs), gy - 0.14, text,
                 ha="center", va="top", zorder=4, color=colour,
                 bbox={"fc": "white", "ec": colour, "lw": 0.5, "pad": 1.5})
     return kinds_drawn
@@ -449,7 +450,7 @@ def _draw_fabric_cables(topo: Topology, ax, lay: _Layout, cables) -> set[int]:
         int(topo.node_kind[lower])]
     colour = FABRIC_COLOURS[LINK_KIND_KEYS[topo.link_kind[link]]]
     ax.text(0.02, (lay.pos[a][1] + lay.pos[b][1]) / 2, f"each {name}:\n{len(up)} x "
-            f"{_bundle_text(topo, up[0])} up", fontsize=8.5, color=colour, ha="left",
+            f"{_bundle_text(topo, up[0])} up", color=colour, ha="left",
             va="center", zorder=4, bbox={"fc": "white", "ec": colour, "lw": 0.5, "pad": 1.5})
     return {int(topo.link_kind[k]) for k, _, _ in fab_cables}
 

@@ -17,6 +17,9 @@ What keeps an update fast in the browser (``benchmarks/bench_browser_widgets.py`
 
 * the figure is sent as PNG bytes into one ``ipywidgets.Image`` whose value changes, not
   cleared and re-displayed in an Output area (no new output, no re-layout of the cell);
+* an explorer's figure is built once and updated in place (:mod:`nvlearn.plots.live`: the
+  render runs in the explorer's :func:`~nvlearn.plots.live.scope`), its unchanging part
+  kept as pixels, so a new state draws only the artists that changed;
 * every state's PNG and text are cached (:attr:`Explorer.cache_size` states), so going back
   costs nothing;
 * in a kernel, after each update a background thread renders the states one move away
@@ -35,11 +38,12 @@ width they need, sliders get a fixed usable track.
 from __future__ import annotations
 
 import functools
-import io
 import pickle
 import queue
+import struct
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
@@ -48,13 +52,13 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import display
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from PIL import Image
 
+from nvlearn.plots import live
 from nvlearn.widgets import worker
 
 __all__ = ["PREFETCH_DELAY_S", "SLIDER_WIDTH", "Controls", "Explorer", "control_row",
-           "fabric_label", "fabric_options", "figure_png", "fit_control", "labelled_fabric"]
+           "fabric_label", "fabric_options", "figure_png", "fit_control", "labelled_fabric",
+           "png_bytes"]
 
 #: Width of a slider (label, track and readout) in the control row.
 SLIDER_WIDTH = "440px"
@@ -152,8 +156,8 @@ def control_row(controls) -> W.Box:
 def figure_png(fig: plt.Figure) -> bytes:
     """PNG bytes of ``fig`` at its own size and dpi (what the explorer's image shows).
 
-    One Agg draw and a fast PNG encoding (zlib level 1: a few ms, files about 5 % larger
-    than the default level), not ``savefig``'s general path.
+    One Agg draw (of the changed artists only, for a :class:`~nvlearn.plots.live.LiveFigure`'s
+    figure) and a fast PNG encoding (:func:`png_bytes`), not ``savefig``'s general path.
 
     Examples
     --------
@@ -162,11 +166,38 @@ def figure_png(fig: plt.Figure) -> bytes:
     >>> figure_png(fig)[:4]
     b'\\x89PNG'
     """
-    canvas = FigureCanvasAgg(fig) if not isinstance(fig.canvas, FigureCanvasAgg) else fig.canvas
-    canvas.draw()
-    buf = io.BytesIO()
-    Image.fromarray(np.asarray(canvas.buffer_rgba())).save(buf, format="png", compress_level=1)
-    return buf.getvalue()
+    return png_bytes(live.rgba(fig))
+
+
+def png_bytes(rgba: np.ndarray) -> bytes:
+    """A PNG of ``rgba`` (height x width x 4, uint8): rows unfiltered, one zlib level-1
+    stream.
+
+    About half the time of PIL's encoder at its fastest level (~12 ms for an 840 x 840
+    explorer figure), for files about 10 % larger (~80 kB).
+
+    Examples
+    --------
+    >>> import io
+    >>> from PIL import Image
+    >>> pixels = np.zeros((2, 3, 4), dtype=np.uint8)
+    >>> pixels[0, 0] = (255, 0, 0, 255)
+    >>> image = Image.open(io.BytesIO(png_bytes(pixels)))
+    >>> image.size, image.getpixel((0, 0))
+    ((3, 2), (255, 0, 0, 255))
+    """
+    height, width, _ = rgba.shape
+    rows = np.empty((height, 1 + 4 * width), dtype=np.uint8)
+    rows[:, 0] = 0  # filter type "none" on every row
+    rows[:, 1:] = rgba.reshape(height, 4 * width)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)) + chunk(b"IEND", b""))
 
 
 def _neighbours(control: W.ValueWidget, forward: bool = True, every: bool = False) -> list:
@@ -305,7 +336,7 @@ class Explorer(Controls):
         """The current state's matplotlib Figure (rendered again if only its PNG was cached)."""
         key = self._key(self.values)
         if self._figure is None or self._figure_key != key:
-            with self._render_lock:
+            with self._render_lock, live.scope(self):
                 self._keep_figure(key, self._render(**self.values)[0])
         return self._figure
 
@@ -353,14 +384,17 @@ class Explorer(Controls):
             hit = self._cache.get(key)  # the prefetch thread may have just made it
             if hit is not None:
                 return hit
-            out = self._render(**values)
-            fig, text = out[0], out[1]
-            png = figure_png(fig)
+            with live.scope(self):  # the explorer's figures, updated in place
+                out = self._render(**values)
+                fig, text = out[0], out[1]
+                png = figure_png(fig)
             attrs = {a: getattr(self, a, None) for a in self.cached_attrs}
             attrs.update(out[2] if len(out) > 2 else {})
             if keep:
                 self._keep_figure(key, fig)
             else:
+                if fig is self._figure:  # a live figure, now showing another state
+                    self._figure_key = None
                 plt.close(fig)
                 with self._attrs_lock:  # a prefetch must not change what is shown
                     for a, v in self._shown_attrs.items():

@@ -20,7 +20,7 @@ from nvlearn.parallelism import (
     step_time,
 )
 from nvlearn.plots.parallelism import draw_memory, draw_pair_traffic, draw_step_split
-from nvlearn.plots.style import new_figure
+from nvlearn.plots.style import NOTEBOOK_WIDTH, new_figure
 from nvlearn.topology import FABRICS as REGISTRY
 from nvlearn.widgets.base import Explorer
 
@@ -42,7 +42,7 @@ def _traffic(key: str, batch: int, layout: Layout, strategy: str):
 
 
 def _refusal_figure(message: str) -> plt.Figure:
-    fig, ax = new_figure(width=10.0, height=2.0)
+    fig, ax = new_figure(width=NOTEBOOK_WIDTH, height=2.0)
     ax.axis("off")
     ax.text(0.5, 0.5, message, ha="center", va="center", wrap=True, fontsize=10,
             color="#b30000")
@@ -96,22 +96,21 @@ def render_parallelism(model: str, batch: int, fabric: str, gpus: int, tp: int, 
         msg = f"refused: {lay.label} {mem.refusal()}"
         fig = _refusal_figure(msg)
         return fig, msg
-    fig, axes = new_figure(2, 2, width=10.0, height=5.6,
-                           gridspec_kw={"height_ratios": [1, 3.2], "width_ratios": [1.6, 1]})
+    fig, axes = new_figure(2, 2, width=NOTEBOOK_WIDTH, height=6.2,
+                           gridspec_kw={"height_ratios": [1, 3.2], "width_ratios": [1.2, 1]})
     grid = axes[0, 0].get_gridspec()
     for ax in axes[0]:
         ax.remove()
     top = fig.add_subplot(grid[0, :])
     top.spines[["top", "right"]].set_visible(False)
     draw_step_split(top, [st], [f"{lay.label}\n{REGISTRY[fabric].label}"])
-    top.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.02), ncol=5)
-    top.set_xlabel("s per step (NCCL model, achievable rates)", fontsize=8)
-    top.tick_params(axis="y", labelsize=8)
+    top.legend(loc="lower left", bbox_to_anchor=(0.0, 1.02), ncol=3)
+    top.set_xlabel("s per step (NCCL model, achievable rates)")
     draw_pair_traffic(axes[1, 0], _traffic(model, batch, lay, heatmap), 8,
                       f"{dict((v, k) for k, v in HEATMAP)[heatmap]}: bytes per step")
     draw_memory(axes[1, 1], [mem], ["first pipeline stage"])
-    axes[1, 1].legend(fontsize=7, loc="upper left", ncol=2)
-    axes[1, 1].set_title(lay.label, fontsize=9)
+    axes[1, 1].legend(loc="upper center", ncol=2)
+    axes[1, 1].set_title(lay.label)
     fig.tight_layout()
     sent = bytes_by_strategy(step_comms(m, lay))
     lines = [st.summary(),

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+
 import ipywidgets as W
 
 from nvlearn.plots.serdes import eye_diagram
 from nvlearn.serdes.channel import LinkResult, simulate_link
 from nvlearn.widgets.base import Explorer
 
-__all__ = ["EQUALISER_TAPS", "EyeExplorer", "link_summary"]
+__all__ = ["EQUALISER_TAPS", "EyeExplorer", "link_summary", "render_eye"]
 
 #: Taps used when the explorer's equaliser is switched on.
 EQUALISER_TAPS = {"ffe_taps": 3, "dfe_taps": 3}
@@ -36,12 +38,49 @@ def link_summary(result: LinkResult) -> str:
     return "\n".join(lines)
 
 
+def render_eye(modulation: str, snr_db: float, loss_db: float, jitter_ui: float,
+               equaliser: bool, *, n_symbols: int, seed: int):
+    """Figure, text and ``{"result": LinkResult}`` of one setting of the eye explorer.
+
+    A module function (not a method), so that the worker process can render states ahead
+    (:mod:`nvlearn.widgets.worker`): the Monte Carlo runs there, not in the kernel.
+
+    Parameters
+    ----------
+    modulation : {"NRZ", "PAM4"}
+        Two or four signal levels per symbol.
+    snr_db, loss_db : float
+        Peak SNR at the slicer and channel loss at Nyquist, dB.
+    jitter_ui : float
+        Random jitter, UI rms.
+    equaliser : bool
+        :data:`EQUALISER_TAPS` (FFE + DFE) on, or a bare slicer.
+    n_symbols : int
+        Symbols simulated.
+    seed : int
+        Seed of the noise and the data.
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure
+        The eye diagram.
+    text : str
+        :func:`link_summary`.
+    attributes : dict
+        ``{"result": LinkResult}``, set on the explorer with the state.
+    """
+    taps = EQUALISER_TAPS if equaliser else {"ffe_taps": 1, "dfe_taps": 0}
+    result = simulate_link(n_symbols, modulation, snr_db=snr_db, loss_db=loss_db,
+                           jitter_ui=jitter_ui, seed=seed, **taps)
+    return eye_diagram(result), link_summary(result), {"result": result}
+
+
 class EyeExplorer(Explorer):
     """Eye diagram explorer: SNR, channel loss, jitter, modulation and equaliser on/off.
 
-    Every change re-runs the Monte Carlo link (``n_symbols`` symbols, fixed ``seed``) and
-    redraws the eye; ``text`` holds the measured and theoretical BER, ``result`` the full
-    :class:`~nvlearn.serdes.channel.LinkResult`.
+    Every new setting runs the Monte Carlo link (``n_symbols`` symbols, fixed ``seed``) and
+    redraws the eye (:func:`render_eye`); ``text`` holds the measured and theoretical BER,
+    ``result`` the full :class:`~nvlearn.serdes.channel.LinkResult`.
 
     Examples
     --------
@@ -52,8 +91,6 @@ class EyeExplorer(Explorer):
         ex.set(modulation="NRZ", snr_db=14.0)
         ex.result.ber, ex.text              # what the learner now sees
     """
-
-    cached_attrs = ("result",)
 
     def __init__(self, n_symbols: int = 100_000, seed: int = 0) -> None:
         self.n_symbols = int(n_symbols)
@@ -70,13 +107,5 @@ class EyeExplorer(Explorer):
                                        description="jitter (UI)", continuous_update=False),
             "equaliser": W.Checkbox(value=False, description="equaliser (FFE + DFE)"),
         }
-        super().__init__(controls, self._render, title="Eye diagram and bit error rate")
-
-    def _render(self, modulation: str, snr_db: float, loss_db: float, jitter_ui: float,
-                equaliser: bool):
-        taps = EQUALISER_TAPS if equaliser else {"ffe_taps": 1, "dfe_taps": 0}
-        self.result = simulate_link(
-            self.n_symbols, modulation, snr_db=snr_db, loss_db=loss_db, jitter_ui=jitter_ui,
-            seed=self.seed, **taps,
-        )
-        return eye_diagram(self.result), link_summary(self.result)
+        render = functools.partial(render_eye, n_symbols=self.n_symbols, seed=seed)
+        super().__init__(controls, render, title="Eye diagram and bit error rate")

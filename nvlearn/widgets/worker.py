@@ -39,6 +39,13 @@ __all__ = ["call", "ready", "render_state", "runs_in_worker", "start", "submit"]
 _PARENT_POLL_S = 1.0
 
 
+class _Owner:
+    """Owner of the live figures of the renders in this process (one per explorer kind)."""
+
+
+_OWNER = _Owner()
+
+
 def runs_in_worker(render: Callable) -> bool:
     """Whether ``render`` can be sent to the worker process (a module's function, or a
     partial of one, that pickles).
@@ -62,19 +69,22 @@ def render_state(render: Callable, values: Mapping) -> tuple[bytes, str, dict]:
     """``(png, text, attributes)`` of one state: ``render(**values)`` drawn to PNG.
 
     ``render`` returns ``(figure, text)`` or ``(figure, text, attributes)``; the figure is
-    closed once drawn.
+    closed once drawn (taken out of pyplot's list). Explorer figures stay alive in this
+    process between states (:func:`~nvlearn.plots.live.scope` of :data:`_OWNER`).
     """
     import matplotlib.pyplot as plt
 
+    from nvlearn.plots import live
     from nvlearn.widgets.base import figure_png
 
-    out = render(**values)
-    fig, text = out[0], out[1]
-    attrs = dict(out[2]) if len(out) > 2 else {}
-    try:
-        return figure_png(fig), text, attrs
-    finally:
-        plt.close(fig)
+    with live.scope(_OWNER):
+        out = render(**values)
+        fig, text = out[0], out[1]
+        attrs = dict(out[2]) if len(out) > 2 else {}
+        try:
+            return figure_png(fig), text, attrs
+        finally:
+            plt.close(fig)
 
 
 def _watch_parent(parent: int) -> None:
