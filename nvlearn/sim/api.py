@@ -20,15 +20,12 @@ from .models import DEFAULT_MODEL, achievable_inputs, check_model
 from .result import SimResult, Timeline
 
 __all__ = [
-    "BATCH_RTOL", "REPAIR_SHARE", "ROUTE_SETS_KEPT", "effective_capacity", "op_routes",
+    "BATCH_RTOL", "ROUTE_SETS_KEPT", "effective_capacity", "op_routes",
     "participant_nodes", "simulate"
 ]
 
 #: Events closer than this (relative to the current time) are processed as one batch.
 BATCH_RTOL = 1e-12
-#: Largest share of the flows in progress an event's incremental re-solve may touch before
-#: the engine re-solves the connected components whole instead (:mod:`nvlearn.sim.repair`).
-REPAIR_SHARE = 0.25
 #: Route sets kept per Topology (and merged constraints per route set), least recent dropped.
 ROUTE_SETS_KEPT = 4
 _CACHE: dict[int, tuple[weakref.ref, OrderedDict]] = {}
@@ -359,7 +356,7 @@ def simulate(topology, schedule, *, model: str = DEFAULT_MODEL, protocol: str | 
                      int(schedule.n_participants))
     out = run(Fabric(c.capacity, c.indptr, c.link, c.frac, np.array(f.latency)), engine_ops,
               int(timeline_bins), _first_width(op_bytes, f.capacity, timeline_bins),
-              BATCH_RTOL, REPAIR_SHARE)
+              BATCH_RTOL)
     timings = {"routes": t_routes - t_start, "engine": _time.perf_counter() - t_routes,
                "engine_cpu": _time.thread_time() - cpu_routes}
     _check_finished(out)

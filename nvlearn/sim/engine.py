@@ -45,19 +45,15 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import njit
-from . import bins, heap
-from .fairness import fill_components, solo_rates
-from .repair import certify, new_alloc, new_work, repair
+from . import bins, groups, heap
 
 __all__ = ["Fabric", "Ops", "Output", "run"]
 
 DEP_SENT = 1  # nvlearn.schedule.DEP_SENT; any other kind waits for the arrival
-#: Entries each link's flow list has before it moves to its spill segment.
-LIST_SLOTS = 8
-
 # counters kept in an int64 array (a helper changes them in place) ...
 _I_HEAP, _I_FREE, _I_USED, _I_ACTIVE, _I_DIRTY, _I_FRESH, _I_STACK, _I_STAMP = range(8)
-_I_EVENTS, _I_BATCHES = 8, 9
+_I_EVENTS, _I_BATCHES, _I_ENTRIES = 8, 9, 10
+_N_COUNTERS = 11
 # ... and the float ones: bin width (s), last timeline update (s), summed flow rates (B/s)
 _F_WIDTH, _F_T_AGG, _F_RATE = range(3)
 
@@ -106,33 +102,18 @@ class Output(NamedTuple):
     n_batches: int
 
 
-class _Lists(NamedTuple):
-    """Per link: its list of flows (``op << 32 | route entry``) and the batch stamps."""
-
-    base: np.ndarray
-    cap: np.ndarray
-    spill: np.ndarray
-    ent: np.ndarray
-    n: np.ndarray
-    dirty: np.ndarray         # stamp of the batch that last touched the link
-    seeds: np.ndarray         # the links touched in this batch
-    vis: np.ndarray           # scratch of the full re-solve
-
-
 class _Flows(NamedTuple):
-    """The transfers in progress, in reused slots."""
+    """The transfers in progress, in reused slots; the constraints touched in a batch."""
 
     op_slot: np.ndarray       # per op: its slot, -1 if not transferring
     op: np.ndarray
     path: np.ndarray
-    rem: np.ndarray           # bytes left at time t
-    rate: np.ndarray          # bytes/s since t
-    new: np.ndarray           # rate being computed
-    t: np.ndarray
-    vis: np.ndarray           # scratch of the full re-solve
-    frozen: np.ndarray
+    bytes: np.ndarray         # the op's bytes
+    t: np.ndarray             # start time
     free: np.ndarray          # stack of free slots
     fresh: np.ndarray         # slots started in this batch
+    dirty: np.ndarray         # per constraint: stamp of the batch that last touched it
+    seeds: np.ndarray         # the constraints touched in this batch
 
 
 class _Books(NamedTuple):
@@ -152,7 +133,8 @@ class _Books(NamedTuple):
 
 
 class _Queue(NamedTuple):
-    """Event heap, the ops to start within this batch, dependencies and op times."""
+    """Event heap (ops waiting to start, then groups waiting for their next end), the ops
+    to start within this batch, dependencies and op times."""
 
     h_t: np.ndarray
     h_op: np.ndarray
@@ -170,32 +152,24 @@ class _Queue(NamedTuple):
 
 
 @njit
-def _list_loads(n_links, comp_links, lk_base, lk_n, lk_ent, path_frac, op_slot, slot_new,
-                load):
-    """``load[lk]``: the summed ``frac * rate`` of the flows on each listed link's list."""
-    for j in range(n_links):
-        lk = comp_links[j]
-        new = 0.0
-        off = lk_base[lk]
-        for p in range(off, off + lk_n[lk]):
-            ent = lk_ent[p]
-            new += path_frac[ent & 0xFFFFFFFF] * slot_new[op_slot[ent >> 32]]
-        load[lk] = new
-
-
-@njit
-def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, link_new, lk_rate, lk_t, busy,
-                 timeline, width, slot_op, slot_rem, slot_rate, slot_new, slot_t, h_t, h_op,
-                 h_pos, n_heap):
-    """Close the constant-rate interval ending at ``tb`` on the links touched, install the
-    new link loads ``link_new`` and flow rates, and (re)schedule the flows' end times.
+def _apply(tb, n_c, n_g, capacity, gr, en, sc, n_ops, books, width, h_t, h_op, h_pos,
+           n_heap):
+    """After a solve at ``tb``: close the constant-load interval of each constraint whose
+    load changed (busy time, timeline), and reschedule the groups reached.
     Returns ``(n_heap, width, change)`` with ``change`` the change of the summed flow rates
     (bytes/s)."""
+    timeline, busy, lk_rate, lk_t = books.timeline, books.busy, books.lk_rate, books.lk_t
+    level, size, col, ids, ew, lnk = gr.level, gr.size, gr.col, en.ids, en.w, en.lnk
+    c_list, g_list, before = sc.c_list, sc.g_list, sc.before
     width = bins.fit(timeline, width, tb)
     n_bins = timeline.shape[1]
-    for j in range(n_links):
-        lk = comp_links[j]
-        new = link_new[lk]
+    for j in range(n_c):
+        lk = c_list[j]
+        new = 0.0
+        e = col[lk]
+        while e >= 0:
+            new += ew[e] * level[ids[e, 0]]
+            e = lnk[e, 2]
         r = lk_rate[lk]
         if new == r:
             continue  # the link's load goes on unchanged: its books stay open
@@ -213,26 +187,26 @@ def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, link_new, lk_rate
         lk_t[lk] = tb
         lk_rate[lk] = new
     change = 0.0
-    for j in range(n_slots):
-        sl = comp_slots[j]
-        new = slot_new[sl]
-        old = slot_rate[sl]
-        if new == old:
-            continue
-        if old > 0.0:
-            rem = slot_rem[sl] - old * (tb - slot_t[sl])
-            slot_rem[sl] = rem if rem > 0.0 else 0.0
-            slot_t[sl] = tb
-        slot_rate[sl] = new
-        change += new - old
-        if new > 0.0:
-            t_end = slot_t[sl] + slot_rem[sl] / new if new < np.inf else slot_t[sl]
-            op = slot_op[sl]
-            if h_pos[op] >= 0:
-                heap.update(h_t, h_op, h_pos, n_heap, op, t_end)
+    for j in range(n_g):
+        g = g_list[j]
+        change += level[g] * size[g] - before[g]
+        key = np.int32(n_ops + g)
+        if size[g] > 0:
+            t_end = groups.next_end(g, gr)
+            if h_pos[key] >= 0:
+                heap.update(h_t, h_op, h_pos, n_heap, key, t_end)
             else:
-                n_heap = heap.push(h_t, h_op, h_pos, n_heap, t_end, op)
+                n_heap = heap.push(h_t, h_op, h_pos, n_heap, t_end, key)
+        elif h_pos[key] >= 0:
+            n_heap = _drop(h_t, h_op, h_pos, n_heap, key)
     return n_heap, width, change
+
+
+@njit
+def _drop(h_t, h_op, h_pos, n_heap, key):
+    """Take ``key`` out of the event heap; returns the new size."""
+    heap.update(h_t, h_op, h_pos, n_heap, key, -np.inf)
+    return heap.pop(h_t, h_op, h_pos, n_heap)[2]
 
 
 @njit
@@ -259,43 +233,11 @@ def _dependents(n_ops, dep_indptr, dep_op, dep_kind):
 
 
 @njit
-def _link_pool(n_links, op_path, path_indptr, path_link):
-    """Layout of the per-link flow lists: ``(lk_base, lk_cap, lk_spill, size)``.
-
-    List ``lk`` starts in ``LIST_SLOTS`` entries at ``lk_base = lk * LIST_SLOTS``; the
-    spill segment at ``lk_spill[lk]`` has room for every op that ever crosses the link.
-    """
-    ops_on_path = np.zeros(path_indptr.shape[0] - 1, np.int64)
-    for i in range(op_path.shape[0]):
-        ops_on_path[op_path[i]] += 1
-    crossing = np.zeros(n_links, np.int64)
-    for path in range(ops_on_path.shape[0]):
-        for e in range(path_indptr[path], path_indptr[path + 1]):
-            crossing[path_link[e]] += ops_on_path[path]
-    lk_base = np.arange(n_links) * LIST_SLOTS
-    lk_cap = np.full(n_links, LIST_SLOTS, np.int64)
-    lk_spill = np.empty(n_links, np.int64)
-    size = n_links * LIST_SLOTS
-    for lk in range(n_links):
-        lk_spill[lk] = size
-        size += crossing[lk]
-    return lk_base, lk_cap, lk_spill, size
-
-
-@njit
-def _new_lists(n_lk, ops, fabric):
-    base, cap, spill, pool_size = _link_pool(n_lk, ops.path, fabric.path_indptr,
-                                             fabric.path_link)
-    return _Lists(base, cap, spill, np.empty(pool_size, np.int64), np.zeros(n_lk, np.int64),
-                  np.zeros(n_lk, np.int64), np.empty(n_lk, np.int32), np.zeros(n_lk, np.int64))
-
-
-@njit
-def _new_flows(n_ops):
+def _new_flows(n_ops, n_lk):
     return _Flows(np.full(n_ops, -1, np.int32), np.empty(n_ops, np.int32),
-                  np.empty(n_ops, np.int32), np.empty(n_ops), np.empty(n_ops), np.empty(n_ops),
-                  np.empty(n_ops), np.zeros(n_ops, np.int64), np.zeros(n_ops, np.int64),
-                  np.empty(n_ops, np.int32), np.empty(n_ops, np.int32))
+                  np.empty(n_ops, np.int32), np.empty(n_ops), np.empty(n_ops),
+                  np.empty(n_ops, np.int32), np.empty(n_ops, np.int32),
+                  np.zeros(n_lk, np.int64), np.empty(n_lk, np.int32))
 
 
 @njit
@@ -306,28 +248,30 @@ def _new_books(n_lk, n_paths, n_part, n_bins):
 
 
 @njit
-def _new_queue(ops):
+def _new_queue(ops, n_groups):
     n_ops = ops.bytes.shape[0]
     out_ptr, out_op, out_kind, pending = _dependents(n_ops, ops.dep_indptr, ops.dep_op,
                                                      ops.dep_kind)
-    return _Queue(np.empty(n_ops), np.empty(n_ops, np.int32), np.full(n_ops, -1, np.int32),
+    n_keys = n_ops + n_groups
+    return _Queue(np.empty(n_keys), np.empty(n_keys, np.int32), np.full(n_keys, -1, np.int32),
                   np.empty(n_ops, np.int32), np.empty(n_ops), out_ptr, out_op, out_kind,
                   pending, np.zeros(n_ops), np.full(n_ops, np.nan), np.full(n_ops, np.nan),
                   np.full(n_ops, np.nan))
 
 
 @njit(inline="always")
-def _touch(lk, lists, cnt):
-    """Mark link ``lk`` as touched in this batch (once)."""
-    if lists.dirty[lk] != cnt[_I_STAMP]:
-        lists.dirty[lk] = cnt[_I_STAMP]
-        lists.seeds[cnt[_I_DIRTY]] = lk
+def _touch(lk, flows, cnt):
+    """Mark constraint ``lk`` as touched in this batch (once)."""
+    if flows.dirty[lk] != cnt[_I_STAMP]:
+        flows.dirty[lk] = cnt[_I_STAMP]
+        flows.seeds[cnt[_I_DIRTY]] = lk
         cnt[_I_DIRTY] += 1
 
 
 @njit(inline="always")
-def _start(i, t, fabric, ops, lists, flows, books, alloc, cnt):
-    """Op ``i``'s transfer starts at ``t``: a slot, an entry in each link's list."""
+def _start(i, t, fabric, ops, flows, books, gr, cnt):
+    """Op ``i``'s transfer starts at ``t``: a slot, its constraints touched (it joins a
+    group in the solve)."""
     path = ops.path[i]
     if cnt[_I_FREE] > 0:
         cnt[_I_FREE] -= 1
@@ -338,25 +282,15 @@ def _start(i, t, fabric, ops, lists, flows, books, alloc, cnt):
     flows.op_slot[i] = sl
     flows.op[sl] = i
     flows.path[sl] = path
-    flows.rem[sl] = ops.bytes[i]
-    flows.rate[sl] = 0.0
+    flows.bytes[sl] = ops.bytes[i]
     flows.t[sl] = t
-    alloc.bn[sl] = -1
+    gr.grp[sl] = -1
     flows.fresh[cnt[_I_FRESH]] = sl
     cnt[_I_FRESH] += 1
     for e in range(fabric.path_indptr[path], fabric.path_indptr[path + 1]):
-        lk = fabric.path_link[e]
-        alloc.count[lk] += 1
-        n = lists.n[lk]
-        if n == lists.cap[lk]:  # outgrew its slots: move to the spill
-            lists.ent[lists.spill[lk]:lists.spill[lk] + n] = lists.ent[
-                lists.base[lk]:lists.base[lk] + n]
-            lists.base[lk] = lists.spill[lk]
-            lists.cap[lk] = lists.ent.shape[0]
-        lists.ent[lists.base[lk] + n] = (np.int64(i) << 32) | e
-        lists.n[lk] = n + 1
-        _touch(lk, lists, cnt)
+        _touch(fabric.path_link[e], flows, cnt)
     cnt[_I_ACTIVE] += 1
+    cnt[_I_ENTRIES] += fabric.path_indptr[path + 1] - fabric.path_indptr[path]
     s = ops.src[i]
     if books.send_n[s] == 0:
         books.send_t0[s] = t
@@ -368,22 +302,27 @@ def _start(i, t, fabric, ops, lists, flows, books, alloc, cnt):
 
 
 @njit(inline="always")
-def _finish(i, t, fabric, ops, lists, flows, books, alloc, cnt, rate):
-    """Op ``i``'s transfer ends at ``t``: its slot is freed, its links touched."""
-    sl = flows.op_slot[i]
+def _finish(g, t, fabric, ops, flows, books, gr, en, q, cnt, rate):
+    """Group ``g``'s next flow ends at ``t``: out of its group, its slot freed, its
+    constraints touched, the group's next end rescheduled. Returns the op."""
+    sl = gr.root[g]
+    i = flows.op[sl]
     path = ops.path[i]
-    rate[_F_RATE] -= flows.rate[sl]
+    groups.finish(sl, fabric.path_indptr, fabric.path_link, fabric.path_frac, flows.path, gr,
+                  en)
+    rate[_F_RATE] -= gr.level[g]
     cnt[_I_ACTIVE] -= 1
+    cnt[_I_ENTRIES] -= fabric.path_indptr[path + 1] - fabric.path_indptr[path]
     if cnt[_I_ACTIVE] == 0:
         rate[_F_RATE] = 0.0
+    key = np.int32(ops.bytes.shape[0] + g)
+    if gr.size[g] > 0:
+        heap.update(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP], key, groups.next_end(g, gr))
+    else:
+        cnt[_I_HEAP] = _drop(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP], key)
     books.path_bytes[path] += ops.bytes[i]
-    if alloc.bn[sl] >= 0:
-        alloc.n_bn[alloc.bn[sl]] -= 1
     for e in range(fabric.path_indptr[path], fabric.path_indptr[path + 1]):
-        lk = fabric.path_link[e]
-        alloc.count[lk] -= 1
-        alloc.load[lk] -= fabric.path_frac[e] * flows.rate[sl]
-        _touch(lk, lists, cnt)
+        _touch(fabric.path_link[e], flows, cnt)
     flows.op_slot[i] = -1
     flows.free[cnt[_I_FREE]] = sl
     cnt[_I_FREE] += 1
@@ -395,6 +334,7 @@ def _finish(i, t, fabric, ops, lists, flows, books, alloc, cnt, rate):
     books.recv_n[d] -= 1
     if books.recv_n[d] == 0:
         books.recv_busy[d] += t - books.recv_t0[d]
+    return i
 
 
 @njit(inline="always")
@@ -420,74 +360,56 @@ def _release(i, t, horizon, fabric, ops, q, cnt):
 
 
 @njit
-def _batch(horizon, fabric, ops, lists, flows, books, q, alloc, cnt, rate):
+def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
     """Every event up to ``horizon``: ops released within the batch first, then the heap.
     One function, not one per kind of event, so nothing is called per event."""
+    n_ops = ops.bytes.shape[0]
     while True:
         if cnt[_I_STACK] > 0:
             cnt[_I_STACK] -= 1
             i = q.stack_op[cnt[_I_STACK]]
             t = q.stack_t[cnt[_I_STACK]]
         elif cnt[_I_HEAP] > 0 and q.h_t[0] <= horizon:
-            t, i, n_heap = heap.pop(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP])
-            cnt[_I_HEAP] = n_heap
+            i = q.h_op[0]
+            t = q.h_t[0]
+            if i >= n_ops:  # a group's next flow ends (it stays in the heap if it has more)
+                cnt[_I_EVENTS] += 1
+                i = _finish(i - n_ops, t, fabric, ops, flows, books, gr, en, q, cnt, rate)
+                _release(i, t, horizon, fabric, ops, q, cnt)
+                continue
+            cnt[_I_HEAP] = heap.pop(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP])[2]
         else:
             return
         cnt[_I_EVENTS] += 1
+        q.start[i] = t
         path = ops.path[i]
-        routed = fabric.path_indptr[path] < fabric.path_indptr[path + 1]
-        if flows.op_slot[i] < 0:  # the op's transfer starts
-            q.start[i] = t
-            if routed:
-                _start(i, t, fabric, ops, lists, flows, books, alloc, cnt)
-                continue
-            # an empty route (src == dst): the transfer ends as it starts
-        else:
-            _finish(i, t, fabric, ops, lists, flows, books, alloc, cnt, rate)
-        _release(i, t, horizon, fabric, ops, q, cnt)
+        if fabric.path_indptr[path] < fabric.path_indptr[path + 1]:
+            _start(i, t, fabric, ops, flows, books, gr, cnt)
+        else:  # an empty route (src == dst): the transfer ends as it starts
+            _release(i, t, horizon, fabric, ops, q, cnt)
 
 
 @njit
-def _resolve(t0, fabric, lists, flows, books, q, alloc, work, sub, scratch, cnt, rate,
-             repair_share):
-    """New rates after a batch: the incremental repair, or (if it gives up, or
-    ``repair_share`` is 0) a full re-solve of the touched components; then the books.
-    Returns the repair's scratch ``sub``."""
-    comp_links, comp_slots, solo, weight, load, unfrozen = scratch
-    n_dirty, stamp = cnt[_I_DIRTY], cnt[_I_STAMP]
-    nl, ns = 0, -1
-    if repair_share > 0.0:
-        nl, ns, sub = repair(lists.seeds, n_dirty, flows.fresh, cnt[_I_FRESH], stamp,
-                             fabric.capacity, lists.base, lists.n, lists.ent, flows.op_slot,
-                             flows.path, flows.rate, flows.new, fabric.path_indptr,
-                             fabric.path_link, fabric.path_frac, alloc, work, sub, comp_links,
-                             comp_slots, int(repair_share * cnt[_I_ACTIVE]))
-    if ns < 0:
-        nl, ns = fill_components(lists.seeds, n_dirty, stamp, fabric.capacity, lists.base,
-                                 lists.n, lists.ent, lists.vis, flows.op_slot, flows.path,
-                                 flows.vis, fabric.path_indptr, fabric.path_link,
-                                 fabric.path_frac, solo, comp_links, comp_slots, flows.new,
-                                 alloc.bn, flows.frozen, weight, load, unfrozen)
-        _list_loads(nl, comp_links, lists.base, lists.n, lists.ent, fabric.path_frac,
-                    flows.op_slot, flows.new, alloc.load)
-        certify(nl, comp_links, ns, comp_slots, flows.path, flows.new, fabric.path_indptr,
-                fabric.path_link, fabric.path_frac, fabric.capacity, alloc)
-    cnt[_I_HEAP], rate[_F_WIDTH], change = _apply_rates(
-        t0, nl, ns, comp_links, comp_slots, alloc.load, books.lk_rate, books.lk_t, books.busy,
-        books.timeline, rate[_F_WIDTH], flows.op, flows.rem, flows.rate, flows.new, flows.t,
+def _resolve(t0, fabric, flows, books, q, gr, en, sc, cnt, rate):
+    """New rates after a batch (:func:`nvlearn.sim.groups.solve`), then the books.
+    Returns the entries (a larger copy if they outgrew theirs)."""
+    n_c, n_g, en = groups.solve(flows.seeds, cnt[_I_DIRTY], flows.fresh, cnt[_I_FRESH], t0,
+                                fabric.capacity, fabric.path_indptr, fabric.path_link,
+                                fabric.path_frac, flows.path, flows.t, flows.bytes,
+                                cnt[_I_ENTRIES], gr, en, sc)
+    cnt[_I_HEAP], rate[_F_WIDTH], change = _apply(
+        t0, n_c, n_g, fabric.capacity, gr, en, sc, q.start.shape[0], books, rate[_F_WIDTH],
         q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP])
     rate[_F_RATE] += change
-    return sub
+    return en
 
 
 @njit
-def run(fabric, ops, n_bins, bin_width, rtol, repair_share):
+def run(fabric, ops, n_bins, bin_width, rtol):
     """Run the ops to completion on the fabric; see the module docstring for the model.
 
     ``n_bins`` and ``bin_width`` (s) start the timeline; events closer than ``rtol``
-    (relative) are one batch; ``repair_share`` is the largest share of the flows in
-    progress an incremental re-solve may touch (0: always re-solve components whole).
-    Returns an :class:`Output`.
+    (relative) are one batch. Returns an :class:`Output`.
 
     Parameters
     ----------
@@ -509,10 +431,6 @@ def run(fabric, ops, n_bins, bin_width, rtol, repair_share):
         Events within ``rtol * |t|`` of the earliest pending time ``t`` are one batch
         (relative, >= 0; :data:`nvlearn.sim.api.BATCH_RTOL` by default in
         :func:`~nvlearn.sim.simulate`).
-    repair_share : float
-        Largest share of the flows in progress (0 to 1) the incremental re-solve
-        (:func:`nvlearn.sim.repair.repair`) may grow to; 0 always re-solves the touched
-        components whole.
 
     Returns
     -------
@@ -523,17 +441,13 @@ def run(fabric, ops, n_bins, bin_width, rtol, repair_share):
         send and receive busy seconds, and the event and batch counts.
     """
     n_ops, n_lk = ops.bytes.shape[0], fabric.capacity.shape[0]
-    lists = _new_lists(n_lk, ops, fabric)
-    flows = _new_flows(n_ops)
+    flows = _new_flows(n_ops, n_lk)
     books = _new_books(n_lk, fabric.path_indptr.shape[0] - 1, ops.n_participants, n_bins)
-    q = _new_queue(ops)
-    alloc, work = new_alloc(n_lk, n_ops), new_work(n_lk, n_ops)
-    sub = np.empty(4 * n_lk + 64, np.int64)
-    scratch = (np.empty(n_lk, np.int32), np.empty(n_ops, np.int32),
-               solo_rates(fabric.capacity, fabric.path_indptr, fabric.path_link,
-                          fabric.path_frac), np.empty(n_lk), np.empty(n_lk),
-               np.empty(n_lk, np.int64))
-    cnt = np.zeros(10, np.int64)
+    q = _new_queue(ops, n_lk)
+    gr = groups.new_groups(n_lk, n_ops)
+    en = groups.new_entries(64)
+    sc = groups.new_scratch(n_lk, n_ops)
+    cnt = np.zeros(_N_COUNTERS, np.int64)
     rate = np.array([bin_width, 0.0, 0.0])
     for i in range(n_ops):
         if q.pending[i] == 0:
@@ -551,11 +465,10 @@ def run(fabric, ops, n_bins, bin_width, rtol, repair_share):
             rate[_F_T_AGG] = t0
         cnt[_I_DIRTY] = 0
         cnt[_I_FRESH] = 0
-        _batch(t0 + rtol * abs(t0), fabric, ops, lists, flows, books, q, alloc, cnt, rate)
+        _batch(t0 + rtol * abs(t0), fabric, ops, flows, books, q, gr, en, cnt, rate)
         if cnt[_I_DIRTY] > 0:
             cnt[_I_BATCHES] += 1
-            sub = _resolve(t0, fabric, lists, flows, books, q, alloc, work, sub, scratch, cnt,
-                           rate, repair_share)
+            en = _resolve(t0, fabric, flows, books, q, gr, en, sc, cnt, rate)
     return _output(fabric, books, q, cnt, rate[_F_WIDTH])
 
 
