@@ -159,17 +159,16 @@ def _apply(tb, n_c, n_g, capacity, gr, en, sc, n_ops, books, width, h_t, h_op, h
     Returns ``(n_heap, width, change)`` with ``change`` the change of the summed flow rates
     (bytes/s)."""
     timeline, busy, lk_rate, lk_t = books.timeline, books.busy, books.lk_rate, books.lk_t
-    level, size, col, ids, ew, lnk = gr.level, gr.size, gr.col, en.ids, en.w, en.lnk
+    level, size, ids, ew, cseg, cmeta = gr.level, gr.size, en.ids, en.w, en.cseg, en.cmeta
     c_list, g_list, before = sc.c_list, sc.g_list, sc.before
     width = bins.fit(timeline, width, tb)
     n_bins = timeline.shape[1]
     for j in range(n_c):
         lk = c_list[j]
         new = 0.0
-        e = col[lk]
-        while e >= 0:
+        for p in range(cmeta[lk, 0], cmeta[lk, 0] + cmeta[lk, 2]):
+            e = cseg[p]
             new += ew[e] * level[ids[e, 0]]
-            e = lnk[e, 2]
         r = lk_rate[lk]
         if new == r:
             continue  # the link's load goes on unchanged: its books stay open
@@ -445,7 +444,7 @@ def run(fabric, ops, n_bins, bin_width, rtol):
     books = _new_books(n_lk, fabric.path_indptr.shape[0] - 1, ops.n_participants, n_bins)
     q = _new_queue(ops, n_lk)
     gr = groups.new_groups(n_lk, n_ops)
-    en = groups.new_entries(64)
+    en = groups.new_entries(64, n_lk, 0)
     sc = groups.new_scratch(n_lk, n_ops)
     cnt = np.zeros(_N_COUNTERS, np.int64)
     rate = np.array([bin_width, 0.0, 0.0])

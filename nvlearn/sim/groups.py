@@ -60,8 +60,6 @@ class Groups(NamedTuple):
     clock_t: np.ndarray
     size: np.ndarray     # members
     root: np.ndarray     # root slot of the members' pairing heap on tags, -1 if empty
-    row: np.ndarray      # first entry of the group's row list, -1
-    col: np.ndarray      # first entry of the constraint's column list, -1
     grp: np.ndarray      # per slot: its group, -1 before its first solve
     tag: np.ndarray      # per slot: the group clock at which it ends
     ph: np.ndarray       # per slot: pairing heap links (first child, next sibling, previous:
@@ -70,15 +68,22 @@ class Groups(NamedTuple):
 
 class Entries(NamedTuple):
     """Pool of (group, constraint) entries: summed fractions ``w`` and count ``k`` of the
-    group's flows crossing the constraint; linked on rows, columns and hash chains."""
+    group's flows crossing the constraint. Each group's row and each constraint's column
+    lists its entries in a segment of a pool (``rseg``, ``cseg``; ``rmeta``, ``cmeta`` hold
+    base, capacity and length per owner), so walking one reads memory in order; a hash
+    table finds the entry of a (group, constraint)."""
 
     ids: np.ndarray      # (n, 2): group, constraint
     w: np.ndarray
     k: np.ndarray
-    lnk: np.ndarray      # (n, 5): next and previous on the row, on the column; next on the chain
+    pos: np.ndarray      # (n, 3): place in rseg, place in cseg, next entry on the hash chain
     bucket: np.ndarray   # hash table: first entry of each chain, -1
     free: np.ndarray     # stack of freed entries
-    cnt: np.ndarray      # top (entries ever used), free entries, live entries, hash bits
+    cnt: np.ndarray      # entries ever used, free, live; hash bits; rseg and cseg in use
+    rseg: np.ndarray
+    rmeta: np.ndarray
+    cseg: np.ndarray
+    cmeta: np.ndarray
 
 
 class Scratch(NamedTuple):
@@ -110,20 +115,22 @@ class Scratch(NamedTuple):
 def new_groups(n_c, n_slots):
     """Empty groups for ``n_c`` constraints and ``n_slots`` flow slots."""
     return Groups(np.zeros(n_c), np.zeros(n_c), np.zeros(n_c), np.zeros(n_c, np.int64),
-                  np.full(n_c, -1, np.int32), np.full(n_c, -1, np.int64),
-                  np.full(n_c, -1, np.int64), np.empty(n_slots, np.int32), np.empty(n_slots),
+                  np.full(n_c, -1, np.int32), np.empty(n_slots, np.int32), np.empty(n_slots),
                   np.empty((n_slots, 3), np.int32))
 
 
 @njit
-def new_entries(size):
-    """An empty pool of ``size`` entries (it grows: :func:`_reserve`)."""
+def new_entries(size, n_c, pool):
+    """An empty pool of ``size`` entries over ``n_c`` groups and constraints, with ``pool``
+    places for each of the row and column segments (it grows: :func:`_reserve`)."""
     bits = 4
     while (1 << bits) < size:
         bits += 1
     return Entries(np.empty((size, 2), np.int32), np.empty(size), np.zeros(size, np.int64),
-                   np.empty((size, 5), np.int64), np.full(1 << bits, -1, np.int64),
-                   np.empty(size, np.int64), np.array([0, 0, 0, bits], np.int64))
+                   np.empty((size, 3), np.int64), np.full(1 << bits, -1, np.int64),
+                   np.empty(size, np.int64), np.array([0, 0, 0, bits, 0, 0], np.int64),
+                   np.empty(pool, np.int64), np.zeros((n_c, 3), np.int64),
+                   np.empty(pool, np.int64), np.zeros((n_c, 3), np.int64))
 
 
 @njit
@@ -242,20 +249,51 @@ def _hash(g, c, bits):
 
 
 @njit(inline="always")
-def _find(g, c, ids, lnk, bucket, bits):
+def _find(g, c, ids, pos, bucket, bits):
     e = bucket[_hash(g, c, bits)]
     while e >= 0:
         if ids[e, 0] == g and ids[e, 1] == c:
             return e
-        e = lnk[e, 4]
+        e = pos[e, 2]
     return -1
 
 
 @njit(inline="always")
-def _add(g, c, w, ids, ew, ek, lnk, bucket, free, ecnt,
-         row, col):
+def _seg_push(owner, e, which, seg, meta, pos, ecnt):
+    """Append entry ``e`` to ``owner``'s segment (moved to twice the room when full; the
+    pool has room, :func:`_reserve`)."""
+    n = meta[owner, 2]
+    if n == meta[owner, 1]:
+        cap = max(4, 2 * n)
+        base = ecnt[4 + which]
+        ecnt[4 + which] = base + cap
+        old = meta[owner, 0]
+        for q in range(n):
+            x = seg[old + q]
+            seg[base + q] = x
+            pos[x, which] = base + q
+        meta[owner, 0] = base
+        meta[owner, 1] = cap
+    p = meta[owner, 0] + n
+    seg[p] = e
+    pos[e, which] = p
+    meta[owner, 2] = n + 1
+
+
+@njit(inline="always")
+def _seg_drop(owner, e, which, seg, meta, pos):
+    """Take entry ``e`` out of ``owner``'s segment (the last one takes its place)."""
+    p = pos[e, which]
+    x = seg[meta[owner, 0] + meta[owner, 2] - 1]
+    seg[p] = x
+    pos[x, which] = p
+    meta[owner, 2] -= 1
+
+
+@njit(inline="always")
+def _add(g, c, w, ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta):
     """Add a flow's fraction ``w`` on constraint ``c`` to group ``g``'s entry."""
-    e = _find(g, c, ids, lnk, bucket, ecnt[3])
+    e = _find(g, c, ids, pos, bucket, ecnt[3])
     if e < 0:
         if ecnt[1] > 0:
             ecnt[1] -= 1
@@ -269,77 +307,89 @@ def _add(g, c, w, ids, ew, ek, lnk, bucket, free, ecnt,
         ew[e] = 0.0
         ek[e] = 0
         h = _hash(g, c, ecnt[3])
-        lnk[e, 4] = bucket[h]
+        pos[e, 2] = bucket[h]
         bucket[h] = e
-        lnk[e, 1] = -1
-        lnk[e, 0] = row[g]
-        if row[g] >= 0:
-            lnk[row[g], 1] = e
-        row[g] = e
-        lnk[e, 3] = -1
-        lnk[e, 2] = col[c]
-        if col[c] >= 0:
-            lnk[col[c], 3] = e
-        col[c] = e
+        _seg_push(g, e, 0, rseg, rmeta, pos, ecnt)
+        _seg_push(c, e, 1, cseg, cmeta, pos, ecnt)
     ew[e] += w
     ek[e] += 1
 
 
 @njit(inline="always")
-def _sub(g, c, w, ids, ew, ek, lnk, bucket, free, ecnt,
-         row, col):
+def _sub(g, c, w, ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta):
     """Take a flow's fraction ``w`` on ``c`` out of group ``g``'s entry (dropped at 0)."""
-    e = _find(g, c, ids, lnk, bucket, ecnt[3])
+    e = _find(g, c, ids, pos, bucket, ecnt[3])
     ek[e] -= 1
     if ek[e] > 0:
         ew[e] -= w
         return
     h = _hash(g, c, ecnt[3])
     if bucket[h] == e:
-        bucket[h] = lnk[e, 4]
+        bucket[h] = pos[e, 2]
     else:
         q = bucket[h]
-        while lnk[q, 4] != e:
-            q = lnk[q, 4]
-        lnk[q, 4] = lnk[e, 4]
-    if lnk[e, 1] >= 0:
-        lnk[lnk[e, 1], 0] = lnk[e, 0]
-    else:
-        row[g] = lnk[e, 0]
-    if lnk[e, 0] >= 0:
-        lnk[lnk[e, 0], 1] = lnk[e, 1]
-    if lnk[e, 3] >= 0:
-        lnk[lnk[e, 3], 2] = lnk[e, 2]
-    else:
-        col[c] = lnk[e, 2]
-    if lnk[e, 2] >= 0:
-        lnk[lnk[e, 2], 3] = lnk[e, 3]
+        while pos[q, 2] != e:
+            q = pos[q, 2]
+        pos[q, 2] = pos[e, 2]
+    _seg_drop(g, e, 0, rseg, rmeta, pos)
+    _seg_drop(c, e, 1, cseg, cmeta, pos)
     free[ecnt[1]] = e
     ecnt[1] += 1
     ecnt[2] -= 1
 
 
 @njit
+def _compact(seg, meta, pos, which, size):
+    """The segments of ``seg`` copied tightly (room for as many again) into a new pool of
+    ``size`` places; returns ``(pool, used)``."""
+    new = np.empty(size, np.int64)
+    top = 0
+    for owner in range(meta.shape[0]):
+        n = meta[owner, 2]
+        old = meta[owner, 0]
+        for q in range(n):
+            x = seg[old + q]
+            new[top + q] = x
+            pos[x, which] = top + q
+        meta[owner, 0] = top
+        meta[owner, 1] = max(4, 2 * n) if n else 0
+        top += meta[owner, 1]
+    return new, top
+
+
+@njit
 def _reserve(en, live):
-    """``en``, or a larger copy (rehashed) with room for ``live`` entries."""
+    """``en``, or a copy with room for ``live`` entries and for the segments to grow while
+    they are added (entries rehashed, segments compacted)."""
+    n_c = en.rmeta.shape[0]
+    need = 4 * live + 4 * n_c + 16  # what segments moved to twice their room can take
     size = en.w.shape[0]
-    if live <= size:
+    if live <= size and en.cnt[4] + need <= en.rseg.shape[0] and \
+            en.cnt[5] + need <= en.cseg.shape[0]:
         return en
-    new = new_entries(max(live, 2 * size))
+    if live > size:
+        size = max(live, 2 * size)
+    new = new_entries(size, n_c, 0)
     top = en.cnt[0]
     new.ids[:top] = en.ids[:top]
     new.w[:top] = en.w[:top]
     new.k[:top] = en.k[:top]
-    new.lnk[:top] = en.lnk[:top]
+    new.pos[:top, :2] = en.pos[:top, :2]
     new.free[:en.cnt[1]] = en.free[:en.cnt[1]]
     new.cnt[:3] = en.cnt[:3]
     bits = new.cnt[3]
     for e in range(top):
         if en.k[e] > 0:  # live (a freed entry has count 0)
             h = _hash(en.ids[e, 0], en.ids[e, 1], bits)
-            new.lnk[e, 4] = new.bucket[h]
+            new.pos[e, 2] = new.bucket[h]
             new.bucket[h] = e
-    return new
+    new.rmeta[:] = en.rmeta
+    new.cmeta[:] = en.cmeta
+    pool = 2 * (2 * live + 4 * n_c + need)
+    rseg, new.cnt[4] = _compact(en.rseg, new.rmeta, new.pos, 0, pool)
+    cseg, new.cnt[5] = _compact(en.cseg, new.cmeta, new.pos, 1, pool)
+    return Entries(new.ids, new.w, new.k, new.pos, new.bucket, new.free, new.cnt, rseg,
+                   new.rmeta, cseg, new.cmeta)
 
 
 # ---------------------------------------------------------------- flows leaving
@@ -350,15 +400,14 @@ def finish(s, indptr, link, frac, slot_path, gr, en):
     """Slot ``s`` (the root of its group's heap) ends: out of the heap and the entries.
     Returns its group."""
     root, tag, ph, grp = gr.root, gr.tag, gr.ph, gr.grp
-    ids, ew, ek, lnk, bucket, free, ecnt = en
-    row, col = gr.row, gr.col
+    ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta = en
     g = grp[s]
     root[g] = _merge_pairs(ph[s, 0], tag, ph)
     gr.size[g] -= 1
     path = slot_path[s]
     for e in range(indptr[path], indptr[path + 1]):
-        _sub(g, link[e], frac[e], ids, ew, ek, lnk,
-             bucket, free, ecnt, row, col)
+        _sub(g, link[e], frac[e], ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg,
+             cmeta)
     grp[s] = -1
     return g
 
@@ -402,7 +451,7 @@ def _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path
 
 @njit(inline="always")
 def _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock, size, grp,
-          root, tag, ph, ids, ew, ek, lnk, bucket, free, ecnt, row, col):
+          root, tag, ph, ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta):
     """Slot ``s`` freezes at ``lam`` and joins group ``c`` with ``rem`` bytes left (the
     group's clock is at the solve time)."""
     if size[c] == 0:
@@ -419,8 +468,7 @@ def _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock,
         filled[c2] += frac[e] * lam
         weight[c2] -= frac[e]
         left[c2] -= 1
-        _add(c, c2, frac[e], ids, ew, ek, lnk, bucket,
-             free, ecnt, row, col)
+        _add(c, c2, frac[e], ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta)
 
 
 @njit
@@ -438,8 +486,8 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
     larger copy if they outgrew the pool).
     """
     en = _reserve(en, n_entries)  # an entry holds at least one route entry of a flow
-    level, clock, clock_t, size, root, row, col, grp, tag, ph = gr
-    ids, ew, ek, lnk, bucket, free, ecnt = en
+    level, clock, clock_t, size, root, grp, tag, ph = gr
+    ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta = en
     (stamp, c_vis, c_list, fr_ptr, c_rank, g_vis, g_list, g_done, before, weight, filled,
      left, h_t, h_c, h_pos, s_vis, s_done, members, stack, snap) = sc
     r = stamp[0] + 1
@@ -459,9 +507,8 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         while q < n_c:
             c = c_list[q]
             q += 1
-            e = col[c]
-            while e >= 0:
-                g = ids[e, 0]
+            for p in range(cmeta[c, 0], cmeta[c, 0] + cmeta[c, 2]):
+                g = ids[cseg[p], 0]
                 if g_vis[g] != r:
                     g_vis[g] = r
                     g_list[n_g] = g
@@ -470,15 +517,12 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                         clock[g] += level[g] * (t0 - clock_t[g])
                         clock_t[g] = t0
                     before[g] = level[g] * size[g]
-                    e2 = row[g]
-                    while e2 >= 0:
-                        c2 = ids[e2, 1]
+                    for p2 in range(rmeta[g, 0], rmeta[g, 0] + rmeta[g, 2]):
+                        c2 = ids[rseg[p2], 1]
                         if c_vis[c2] != r:
                             c_vis[c2] = r
                             c_list[n_c] = c2
                             n_c += 1
-                        e2 = lnk[e2, 0]
-                e = lnk[e, 2]
             k = c_rank[c]
             if 0 <= k < n_seeds and seeds[k] == c:
                 for p in range(fr_ptr[k], fr_ptr[k + 1]):
@@ -499,11 +543,11 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         filled[c] = 0.0
         left[c] = 0
     for j in range(n_g):
-        e = row[g_list[j]]
-        while e >= 0:
+        g = g_list[j]
+        for p in range(rmeta[g, 0], rmeta[g, 0] + rmeta[g, 2]):
+            e = rseg[p]
             weight[ids[e, 1]] += ew[e]
             left[ids[e, 1]] += ek[e]
-            e = lnk[e, 0]
     for j in range(n_fresh):
         path = slot_path[fresh[j]]
         for e in range(indptr[path], indptr[path + 1]):
@@ -533,13 +577,12 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         # c saturates at lam: every unfrozen flow crossing it freezes into group c. First
         # its own group, whole (all its members cross c) ...
         if g_vis[c] == r:
-            e = row[c]
-            while e >= 0:
+            for p in range(rmeta[c, 0], rmeta[c, 0] + rmeta[c, 2]):
+                e = rseg[p]
                 c2 = ids[e, 1]
                 filled[c2] += ew[e] * lam
                 weight[c2] -= ew[e]
                 left[c2] -= ek[e]
-                e = lnk[e, 0]
         else:  # an empty group, reached now
             g_vis[c] = r
             g_list[n_g] = c
@@ -552,12 +595,11 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         # ... then the flows of the other unfrozen groups that cross it (a snapshot of the
         # column: moving flows changes it) ...
         n_snap = 0
-        e = col[c]
-        while e >= 0:
-            if g_done[ids[e, 0]] != r:
-                snap[n_snap] = ids[e, 0]
+        for p in range(cmeta[c, 0], cmeta[c, 0] + cmeta[c, 2]):
+            g = ids[cseg[p], 0]
+            if g_done[g] != r:
+                snap[n_snap] = g
                 n_snap += 1
-            e = lnk[e, 2]
         for j in range(n_snap):
             g = snap[j]
             n_m = _list_members(root[g], ph, members, stack)
@@ -573,10 +615,11 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 _remove(s, g, root, tag, ph)
                 size[g] -= 1
                 for e2 in range(indptr[path], indptr[path + 1]):
-                    _sub(g, link[e2], frac[e2], ids, ew, ek, lnk, bucket, free, ecnt, row,
-                         col)
+                    _sub(g, link[e2], frac[e2], ids, ew, ek, pos, bucket, free, ecnt, rseg,
+                         rmeta, cseg, cmeta)
                 _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock,
-                      size, grp, root, tag, ph, ids, ew, ek, lnk, bucket, free, ecnt, row, col)
+                      size, grp, root, tag, ph, ids, ew, ek, pos, bucket, free, ecnt, rseg,
+                      rmeta, cseg, cmeta)
         # ... and the new flows crossing it, which started at slot_t >= t0: by then the
         # group's clock had run lam * (slot_t - t0)
         k = c_rank[c]
@@ -589,5 +632,6 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 rem = lam * (slot_t[s] - t0) + slot_bytes[s]
                 path = slot_path[s]
                 _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock,
-                      size, grp, root, tag, ph, ids, ew, ek, lnk, bucket, free, ecnt, row, col)
+                      size, grp, root, tag, ph, ids, ew, ek, pos, bucket, free, ecnt, rseg,
+                      rmeta, cseg, cmeta)
     return n_c, n_g, en
