@@ -50,6 +50,10 @@ __all__ = ["Entries", "Groups", "Scratch", "finish", "new_entries", "new_groups"
            "new_scratch", "solve"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+#: Fill levels this close (relative) saturate together: a group whose own constraint ties
+#: with the one saturating keeps its flows (rates then differ from an exact fill by at most
+#: this much).
+TIE = 1e-12
 
 
 class Groups(NamedTuple):
@@ -450,6 +454,17 @@ def _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path
 
 
 @njit(inline="always")
+def _freeze_group(g, lam, filled, weight, left, ids, ew, ek, rseg, rmeta):
+    """Group ``g``'s members all freeze at ``lam``."""
+    for p in range(rmeta[g, 0], rmeta[g, 0] + rmeta[g, 2]):
+        e = rseg[p]
+        c2 = ids[e, 1]
+        filled[c2] += ew[e] * lam
+        weight[c2] -= ew[e]
+        left[c2] -= ek[e]
+
+
+@njit(inline="always")
 def _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock, size, grp,
           root, tag, ph, ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta):
     """Slot ``s`` freezes at ``lam`` and joins group ``c`` with ``rem`` bytes left (the
@@ -494,7 +509,8 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
     stamp[0] = r
     fr_ent = _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path,
                                   fr_ptr, c_rank)
-    # breadth-first over constraints, groups (clocks brought to t0) and new flows
+    # breadth-first over constraints, groups (clocks brought to t0) and new flows, summing
+    # the unfrozen flows' fractions and counts per constraint on the way
     n_c = 0
     n_g = 0
     for j in range(n_seeds):
@@ -503,56 +519,55 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         c_vis[seeds[j]] = r
         c_list[n_c] = seeds[j]
         n_c += 1
+        weight[seeds[j]] = 0.0
+        filled[seeds[j]] = 0.0
+        left[seeds[j]] = 0
         q = n_c - 1
         while q < n_c:
             c = c_list[q]
             q += 1
             for p in range(cmeta[c, 0], cmeta[c, 0] + cmeta[c, 2]):
                 g = ids[cseg[p], 0]
-                if g_vis[g] != r:
-                    g_vis[g] = r
-                    g_list[n_g] = g
-                    n_g += 1
-                    if clock_t[g] != t0:
-                        clock[g] += level[g] * (t0 - clock_t[g])
-                        clock_t[g] = t0
-                    before[g] = level[g] * size[g]
-                    for p2 in range(rmeta[g, 0], rmeta[g, 0] + rmeta[g, 2]):
-                        c2 = ids[rseg[p2], 1]
-                        if c_vis[c2] != r:
-                            c_vis[c2] = r
-                            c_list[n_c] = c2
-                            n_c += 1
+                if g_vis[g] == r:
+                    continue
+                g_vis[g] = r
+                g_list[n_g] = g
+                n_g += 1
+                if clock_t[g] != t0:
+                    clock[g] += level[g] * (t0 - clock_t[g])
+                    clock_t[g] = t0
+                before[g] = level[g] * size[g]
+                for p2 in range(rmeta[g, 0], rmeta[g, 0] + rmeta[g, 2]):
+                    e = rseg[p2]
+                    c2 = ids[e, 1]
+                    if c_vis[c2] != r:
+                        c_vis[c2] = r
+                        c_list[n_c] = c2
+                        n_c += 1
+                        weight[c2] = 0.0
+                        filled[c2] = 0.0
+                        left[c2] = 0
+                    weight[c2] += ew[e]
+                    left[c2] += ek[e]
             k = c_rank[c]
             if 0 <= k < n_seeds and seeds[k] == c:
                 for p in range(fr_ptr[k], fr_ptr[k + 1]):
                     s = fr_ent[p] >> 32
-                    if s_vis[s] != r:
-                        s_vis[s] = r
-                        path = slot_path[s]
-                        for e3 in range(indptr[path], indptr[path + 1]):
-                            c2 = link[e3]
-                            if c_vis[c2] != r:
-                                c_vis[c2] = r
-                                c_list[n_c] = c2
-                                n_c += 1
-    # the unfrozen flows' summed fractions and count per constraint
-    for j in range(n_c):
-        c = c_list[j]
-        weight[c] = 0.0
-        filled[c] = 0.0
-        left[c] = 0
-    for j in range(n_g):
-        g = g_list[j]
-        for p in range(rmeta[g, 0], rmeta[g, 0] + rmeta[g, 2]):
-            e = rseg[p]
-            weight[ids[e, 1]] += ew[e]
-            left[ids[e, 1]] += ek[e]
-    for j in range(n_fresh):
-        path = slot_path[fresh[j]]
-        for e in range(indptr[path], indptr[path + 1]):
-            weight[link[e]] += frac[e]
-            left[link[e]] += 1
+                    if s_vis[s] == r:
+                        continue
+                    s_vis[s] = r
+                    path = slot_path[s]
+                    for e3 in range(indptr[path], indptr[path + 1]):
+                        c2 = link[e3]
+                        if c_vis[c2] != r:
+                            c_vis[c2] = r
+                            c_list[n_c] = c2
+                            n_c += 1
+                            weight[c2] = 0.0
+                            filled[c2] = 0.0
+                            left[c2] = 0
+                        weight[c2] += frac[e3]
+                        left[c2] += 1
     # progressive filling; the next constraint to saturate comes off an indexed heap of fill
     # levels, refreshed lazily
     n_heap = 0
@@ -576,22 +591,18 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
             lam = key
         # c saturates at lam: every unfrozen flow crossing it freezes into group c. First
         # its own group, whole (all its members cross c) ...
-        if g_vis[c] == r:
-            for p in range(rmeta[c, 0], rmeta[c, 0] + rmeta[c, 2]):
-                e = rseg[p]
-                c2 = ids[e, 1]
-                filled[c2] += ew[e] * lam
-                weight[c2] -= ew[e]
-                left[c2] -= ek[e]
-        else:  # an empty group, reached now
+        if g_vis[c] != r:  # an empty group, reached now
             g_vis[c] = r
             g_list[n_g] = c
             n_g += 1
             before[c] = 0.0
             clock_t[c] = t0
             clock[c] = 0.0
-        g_done[c] = r
-        level[c] = lam
+        if g_done[c] != r:
+            _freeze_group(c, lam, filled, weight, left, ids, ew, ek, rseg, rmeta)
+            g_done[c] = r
+            level[c] = lam
+        lam_c = level[c]  # lam, or the level of a tie that froze the group (below)
         # ... then the flows of the other unfrozen groups that cross it (a snapshot of the
         # column: moving flows changes it) ...
         n_snap = 0
@@ -602,6 +613,15 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 n_snap += 1
         for j in range(n_snap):
             g = snap[j]
+            # a tie: g's own constraint saturates at lam too (to TIE), so its flows keep
+            # their group, frozen now, instead of changing group and back at every re-solve
+            key_g = (capacity[g] - filled[g]) / weight[g]
+            if key_g <= lam_c * (1.0 + TIE):
+                lam_g = max(lam_c, key_g)
+                _freeze_group(g, lam_g, filled, weight, left, ids, ew, ek, rseg, rmeta)
+                g_done[g] = r
+                level[g] = lam_g
+                continue
             n_m = _list_members(root[g], ph, members, stack)
             for m in range(n_m):
                 s = members[m]
@@ -617,7 +637,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 for e2 in range(indptr[path], indptr[path + 1]):
                     _sub(g, link[e2], frac[e2], ids, ew, ek, pos, bucket, free, ecnt, rseg,
                          rmeta, cseg, cmeta)
-                _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock,
+                _join(s, c, rem, lam_c, path, indptr, link, frac, filled, weight, left, clock,
                       size, grp, root, tag, ph, ids, ew, ek, pos, bucket, free, ecnt, rseg,
                       rmeta, cseg, cmeta)
         # ... and the new flows crossing it, which started at slot_t >= t0: by then the
@@ -629,9 +649,9 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 if s_done[s] == r:
                     continue
                 s_done[s] = r
-                rem = lam * (slot_t[s] - t0) + slot_bytes[s]
+                rem = lam_c * (slot_t[s] - t0) + slot_bytes[s]
                 path = slot_path[s]
-                _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock,
+                _join(s, c, rem, lam_c, path, indptr, link, frac, filled, weight, left, clock,
                       size, grp, root, tag, ph, ids, ew, ek, pos, bucket, free, ecnt, rseg,
                       rmeta, cseg, cmeta)
     return n_c, n_g, en
