@@ -10,32 +10,35 @@ Model
   route is empty (src == dst) transfers instantly.
 * Events closer than a relative ``rtol`` are one batch; rates are recomputed once per batch,
   and only for the connected components (flows linked by shared links) the batch touched.
-  A flow's finish time is ``t_rate_change + remaining / rate``, so on an uncontended fabric
-  (one rate per flow) times equal the closed forms to rounding.
+  Flows frozen at the same bottleneck share one rate, so they are kept in *groups*
+  (:mod:`nvlearn.sim.groups`), one per constraint, each with a virtual clock (bytes served
+  per flow): a flow ends when its group's clock reaches its tag (the clock when it joined
+  plus its bytes left), so on an uncontended fabric times equal the closed forms to
+  rounding, and a rate change costs one update per group, not per flow.
 
 Data structures (all flat arrays)
 ---------------------------------
-* an indexed event heap (:mod:`nvlearn.sim.heap`): each op waits in it once, for its
-  transfer to start, then for it to end (moved in place when the flow's rate changes);
-* per link, a list of the flows crossing it (``lk_ent``): a few slots side by side with
-  the other links' (so the lists of a fabric stay in cache), moved once to a segment with
-  room for every op that ever crosses the link if they overflow; finished flows are
-  dropped lazily;
-* *slots*: state of the flows in progress (remaining bytes, rate, last update), reused.
+* an indexed event heap (:mod:`nvlearn.sim.heap`): each op waits in it once for its
+  transfer to start; each group with flows waits in it for its next flow's end (moved in
+  place when the group's rate or members change);
+* the groups (:class:`nvlearn.sim.groups.Groups`): level, clock and a pairing heap of
+  their flows' tags; per (group, constraint) the summed fractions of the group's flows
+  (:class:`nvlearn.sim.groups.Entries`), the only thing the solve reads;
+* *slots*: the flows in progress (op, route, bytes, start time), reused.
 
-No array is ever reallocated inside the event loop (but the incremental solver's scratch
-for a re-solved group, which doubles when it is outgrown): arrays sized by the op count
-are allocated uninitialised, so only the pages that concurrent flows use are touched.
+Arrays sized by the op count are allocated uninitialised, so only the pages that
+concurrent flows use are touched; the groups' entries grow (doubling) in the solve.
 
 Shape of the code
 -----------------
 :func:`run` takes the fabric and the ops as two named tuples of arrays (:class:`Fabric`,
 :class:`Ops`) and returns an :class:`Output`. Its state is a handful of named tuples
-(:class:`_Lists`, :class:`_Flows`, :class:`_Books`, :class:`_Queue`) plus two small
+(:class:`_Flows`, :class:`_Books`, :class:`_Queue`, and the groups') plus two small
 arrays of counters (``_I_*``, ``_F_*`` index them), so a helper can change a count in
 place. The per-event helpers are inlined into the batch loop (``inline="always"``):
-numba increfs every array of a call's arguments, which per event would cost more than
-the event.
+numba increfs every array of a call's arguments (and every array read out of a named
+tuple), which per event would cost more than the event; the solve's loops read arrays
+unpacked once.
 """
 
 from __future__ import annotations

@@ -46,8 +46,8 @@ import numpy as np
 from .._jit import njit
 from . import heap
 
-__all__ = ["Entries", "Groups", "Scratch", "finish", "new_entries", "new_groups",
-           "new_scratch", "solve"]
+__all__ = ["TIE", "Entries", "Groups", "Scratch", "finish", "new_entries", "new_groups",
+           "new_scratch", "next_end", "solve"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 #: Fill levels this close (relative) saturate together: a group whose own constraint ties
@@ -125,8 +125,22 @@ def new_groups(n_c, n_slots):
 
 @njit
 def new_entries(size, n_c, pool):
-    """An empty pool of ``size`` entries over ``n_c`` groups and constraints, with ``pool``
-    places for each of the row and column segments (it grows: :func:`_reserve`)."""
+    """An empty pool of (group, constraint) entries; it grows in :func:`solve`.
+
+    Parameters
+    ----------
+    size : int
+        Entries it has room for (>= 1).
+    n_c : int
+        Constraints (and so groups) of the fabric.
+    pool : int
+        Places in each of the row and column segment pools (>= 0).
+
+    Returns
+    -------
+    Entries
+        No entry in use, every row and column empty.
+    """
     bits = 4
     while (1 << bits) < size:
         bits += 1
@@ -401,8 +415,26 @@ def _reserve(en, live):
 
 @njit
 def finish(s, indptr, link, frac, slot_path, gr, en):
-    """Slot ``s`` (the root of its group's heap) ends: out of the heap and the entries.
-    Returns its group."""
+    """Slot ``s`` (the root of its group's heap: the group's next flow to end) ends.
+
+    Parameters
+    ----------
+    s : int
+        The slot; it leaves its group's heap, and its route's entries leave the group's.
+    indptr, link, frac : ndarray
+        Routes over constraints (CSR, as :class:`~nvlearn.sim.engine.Fabric` holds them).
+    slot_path : ndarray of int
+        Each slot's route.
+    gr : Groups
+        The groups, updated in place (the slot's ``grp`` becomes -1).
+    en : Entries
+        The entries, updated in place (an entry whose count falls to 0 is freed).
+
+    Returns
+    -------
+    int
+        The group the flow left.
+    """
     root, tag, ph, grp = gr.root, gr.tag, gr.ph, gr.grp
     ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta = en
     g = grp[s]
@@ -489,16 +521,50 @@ def _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock,
 @njit
 def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot_path,
           slot_t, slot_bytes, n_entries, gr, en, sc):
-    """Re-solve the components a batch touched; see the module docstring.
+    """Re-solve the components a batch touched (see the module docstring), in place.
 
-    ``seeds[:n_seeds]`` are the constraints whose flows started or ended in the batch (each
-    once), ``fresh[:n_fresh]`` the slots that started (``grp`` -1, ``slot_t`` their start
-    time >= ``t0``, ``slot_bytes`` their size); ``n_entries`` counts the route entries of
-    all flows in progress (a bound on the live entries). Groups' levels, clocks and members
-    are updated in place. Returns ``(n_c, n_g, en)``: the constraints reached
-    (``sc.c_list[:n_c]``, whose loads may have changed), the groups reached
-    (``sc.g_list[:n_g]``, with ``sc.before`` their summed rate before) and the entries (a
-    larger copy if they outgrew the pool).
+    Parameters
+    ----------
+    seeds : ndarray of int
+        The constraints whose flows started or ended in the batch, each once, in
+        ``seeds[:n_seeds]``.
+    n_seeds : int
+        How many.
+    fresh : ndarray of int
+        The slots whose flows started in the batch (``gr.grp`` -1), in ``fresh[:n_fresh]``.
+    n_fresh : int
+        How many.
+    t0 : float
+        The batch's time, seconds: rates change from then on.
+    capacity : ndarray of float64
+        Each constraint's capacity, bytes/s (> 0 where a route crosses it).
+    indptr, link, frac : ndarray
+        Routes over constraints (CSR, as :class:`~nvlearn.sim.engine.Fabric` holds them).
+    slot_path : ndarray of int
+        Each slot's route.
+    slot_t : ndarray of float64
+        Each slot's start time, seconds (>= ``t0`` for the new flows).
+    slot_bytes : ndarray of float64
+        Each slot's size, bytes.
+    n_entries : int
+        Route entries of all flows in progress: a bound on the entries in use.
+    gr : Groups
+        The groups: levels, clocks (brought to ``t0`` where reached) and members, in place.
+    en : Entries
+        The entries, in place (or grown: the returned copy replaces them).
+    sc : Scratch
+        Scratch; on return ``sc.c_list[:n_c]`` lists the constraints reached (whose loads
+        may have changed) and ``sc.g_list[:n_g]`` the groups reached, ``sc.before`` holding
+        each one's summed rate before (bytes/s).
+
+    Returns
+    -------
+    n_c : int
+        Constraints reached.
+    n_g : int
+        Groups reached.
+    en : Entries
+        The entries to use from now on.
     """
     en = _reserve(en, n_entries)  # an entry holds at least one route entry of a flow
     level, clock, clock_t, size, root, grp, tag, ph = gr
