@@ -261,134 +261,131 @@ def _new_queue(ops, n_groups):
                   np.full(n_ops, np.nan))
 
 
-@njit(inline="always")
-def _touch(lk, flows, cnt):
-    """Mark constraint ``lk`` as touched in this batch (once)."""
-    if flows.dirty[lk] != cnt[_I_STAMP]:
-        flows.dirty[lk] = cnt[_I_STAMP]
-        flows.seeds[cnt[_I_DIRTY]] = lk
-        cnt[_I_DIRTY] += 1
-
-
-@njit(inline="always")
-def _start(i, t, fabric, ops, flows, books, gr, cnt):
-    """Op ``i``'s transfer starts at ``t``: a slot, its constraints touched (it joins a
-    group in the solve)."""
-    path = ops.path[i]
-    if cnt[_I_FREE] > 0:
-        cnt[_I_FREE] -= 1
-        sl = flows.free[cnt[_I_FREE]]
-    else:
-        sl = cnt[_I_USED]
-        cnt[_I_USED] += 1
-    flows.op_slot[i] = sl
-    flows.op[sl] = i
-    flows.path[sl] = path
-    flows.bytes[sl] = ops.bytes[i]
-    flows.t[sl] = t
-    gr.grp[sl] = -1
-    flows.fresh[cnt[_I_FRESH]] = sl
-    cnt[_I_FRESH] += 1
-    for e in range(fabric.path_indptr[path], fabric.path_indptr[path + 1]):
-        _touch(fabric.path_link[e], flows, cnt)
-    cnt[_I_ACTIVE] += 1
-    cnt[_I_ENTRIES] += fabric.path_indptr[path + 1] - fabric.path_indptr[path]
-    s = ops.src[i]
-    if books.send_n[s] == 0:
-        books.send_t0[s] = t
-    books.send_n[s] += 1
-    d = ops.dst[i]
-    if books.recv_n[d] == 0:
-        books.recv_t0[d] = t
-    books.recv_n[d] += 1
-
-
-@njit(inline="always")
-def _finish(g, t, fabric, ops, flows, books, gr, en, q, cnt, rate):
-    """Group ``g``'s next flow ends at ``t``: out of its group, its slot freed, its
-    constraints touched, the group's next end rescheduled. Returns the op."""
-    sl = gr.root[g]
-    i = flows.op[sl]
-    path = ops.path[i]
-    groups.finish(sl, fabric.path_indptr, fabric.path_link, fabric.path_frac, flows.path, gr,
-                  en)
-    rate[_F_RATE] -= gr.level[g]
-    cnt[_I_ACTIVE] -= 1
-    cnt[_I_ENTRIES] -= fabric.path_indptr[path + 1] - fabric.path_indptr[path]
-    if cnt[_I_ACTIVE] == 0:
-        rate[_F_RATE] = 0.0
-    key = np.int32(ops.bytes.shape[0] + g)
-    if gr.size[g] > 0:
-        heap.update(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP], key, groups.next_end(g, gr))
-    else:
-        cnt[_I_HEAP] = _drop(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP], key)
-    books.path_bytes[path] += ops.bytes[i]
-    for e in range(fabric.path_indptr[path], fabric.path_indptr[path + 1]):
-        _touch(fabric.path_link[e], flows, cnt)
-    flows.op_slot[i] = -1
-    flows.free[cnt[_I_FREE]] = sl
-    cnt[_I_FREE] += 1
-    s = ops.src[i]
-    books.send_n[s] -= 1
-    if books.send_n[s] == 0:
-        books.send_busy[s] += t - books.send_t0[s]
-    d = ops.dst[i]
-    books.recv_n[d] -= 1
-    if books.recv_n[d] == 0:
-        books.recv_busy[d] += t - books.recv_t0[d]
-    return i
-
-
-@njit(inline="always")
-def _release(i, t, horizon, fabric, ops, q, cnt):
-    """Op ``i`` is sent at ``t``: release the ops waiting for it (sent: now; arrival: after
-    the route latency); those that start within the batch go on its stack."""
-    q.sent[i] = t
-    q.end[i] = t + fabric.path_latency[ops.path[i]]
-    for k in range(q.out_ptr[i], q.out_ptr[i + 1]):
-        j = q.out_op[k]
-        tj = t if q.out_kind[k] == DEP_SENT else q.end[i]
-        if tj > q.ready[j]:
-            q.ready[j] = tj
-        q.pending[j] -= 1
-        if q.pending[j] == 0:
-            ts = q.ready[j] + ops.delay[j]
-            if ts <= horizon:
-                q.stack_op[cnt[_I_STACK]] = j
-                q.stack_t[cnt[_I_STACK]] = ts
-                cnt[_I_STACK] += 1
-            else:
-                cnt[_I_HEAP] = heap.push(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP], ts, j)
-
-
 @njit
 def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
     """Every event up to ``horizon``: ops released within the batch first, then the heap.
-    One function, not one per kind of event, so nothing is called per event."""
-    n_ops = ops.bytes.shape[0]
+    Transfer starts join no group yet (the solve places them); a group's next flow ending
+    leaves its group, frees its slot and releases the ops waiting for it. One function,
+    reading every array out of its named tuple once: numba increfs an array each time one
+    is read out of a tuple, which per event would cost more than the event."""
+    indptr, link, frac, latency = (fabric.path_indptr, fabric.path_link, fabric.path_frac,
+                                   fabric.path_latency)
+    op_bytes, op_delay, op_path, op_src, op_dst = ops.bytes, ops.delay, ops.path, ops.src, \
+        ops.dst
+    op_slot, slot_op, slot_path, slot_bytes, slot_t, free, fresh, dirty, seeds = flows
+    path_bytes, send_n, recv_n, send_t0, recv_t0, send_busy, recv_busy = (
+        books.path_bytes, books.send_n, books.recv_n, books.send_t0, books.recv_t0,
+        books.send_busy, books.recv_busy)
+    (h_t, h_op, h_pos, stack_op, stack_t, out_ptr, out_op, out_kind, pending, ready, start,
+     sent, end) = q
+    level, clock, clock_t, size, root, grp, tag, ph = gr
+    ids, ew, ek, pos, bucket, efree, ecnt, rseg, rmeta, cseg, cmeta = en
+    n_ops = op_bytes.shape[0]
+    stamp = cnt[_I_STAMP]
     while True:
         if cnt[_I_STACK] > 0:
             cnt[_I_STACK] -= 1
-            i = q.stack_op[cnt[_I_STACK]]
-            t = q.stack_t[cnt[_I_STACK]]
-        elif cnt[_I_HEAP] > 0 and q.h_t[0] <= horizon:
-            i = q.h_op[0]
-            t = q.h_t[0]
-            if i >= n_ops:  # a group's next flow ends (it stays in the heap if it has more)
-                cnt[_I_EVENTS] += 1
-                i = _finish(i - n_ops, t, fabric, ops, flows, books, gr, en, q, cnt, rate)
-                _release(i, t, horizon, fabric, ops, q, cnt)
-                continue
-            cnt[_I_HEAP] = heap.pop(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP])[2]
+            i = stack_op[cnt[_I_STACK]]
+            t = stack_t[cnt[_I_STACK]]
+        elif cnt[_I_HEAP] > 0 and h_t[0] <= horizon:
+            i = h_op[0]
+            t = h_t[0]
+            if i < n_ops:
+                cnt[_I_HEAP] = heap.pop(h_t, h_op, h_pos, cnt[_I_HEAP])[2]
         else:
             return
         cnt[_I_EVENTS] += 1
-        q.start[i] = t
-        path = ops.path[i]
-        if fabric.path_indptr[path] < fabric.path_indptr[path + 1]:
-            _start(i, t, fabric, ops, flows, books, gr, cnt)
-        else:  # an empty route (src == dst): the transfer ends as it starts
-            _release(i, t, horizon, fabric, ops, q, cnt)
+        if i >= n_ops:  # group g's next flow ends: the root of its heap
+            g = i - n_ops
+            sl = root[g]
+            i = slot_op[sl]
+            path = op_path[i]
+            groups.leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, ew, ek,
+                         pos, bucket, efree, ecnt, rseg, rmeta, cseg, cmeta)
+            for e in range(indptr[path], indptr[path + 1]):
+                c = link[e]
+                if dirty[c] != stamp:
+                    dirty[c] = stamp
+                    seeds[cnt[_I_DIRTY]] = c
+                    cnt[_I_DIRTY] += 1
+            key = np.int32(n_ops + g)
+            if size[g] > 0:  # it stays in the heap for its next end
+                heap.update(h_t, h_op, h_pos, cnt[_I_HEAP], key,
+                            clock_t[g] + (tag[root[g]] - clock[g]) / level[g])
+            else:
+                heap.update(h_t, h_op, h_pos, cnt[_I_HEAP], key, -np.inf)
+                cnt[_I_HEAP] = heap.pop(h_t, h_op, h_pos, cnt[_I_HEAP])[2]
+            rate[_F_RATE] -= level[g]
+            cnt[_I_ACTIVE] -= 1
+            cnt[_I_ENTRIES] -= indptr[path + 1] - indptr[path]
+            if cnt[_I_ACTIVE] == 0:
+                rate[_F_RATE] = 0.0
+            path_bytes[path] += op_bytes[i]
+            op_slot[i] = -1
+            free[cnt[_I_FREE]] = sl
+            cnt[_I_FREE] += 1
+            s = op_src[i]
+            send_n[s] -= 1
+            if send_n[s] == 0:
+                send_busy[s] += t - send_t0[s]
+            d = op_dst[i]
+            recv_n[d] -= 1
+            if recv_n[d] == 0:
+                recv_busy[d] += t - recv_t0[d]
+        else:  # op i's transfer starts
+            start[i] = t
+            path = op_path[i]
+            if indptr[path] < indptr[path + 1]:
+                if cnt[_I_FREE] > 0:
+                    cnt[_I_FREE] -= 1
+                    sl = free[cnt[_I_FREE]]
+                else:
+                    sl = cnt[_I_USED]
+                    cnt[_I_USED] += 1
+                op_slot[i] = sl
+                slot_op[sl] = i
+                slot_path[sl] = path
+                slot_bytes[sl] = op_bytes[i]
+                slot_t[sl] = t
+                grp[sl] = -1
+                fresh[cnt[_I_FRESH]] = sl
+                cnt[_I_FRESH] += 1
+                for e in range(indptr[path], indptr[path + 1]):
+                    c = link[e]
+                    if dirty[c] != stamp:
+                        dirty[c] = stamp
+                        seeds[cnt[_I_DIRTY]] = c
+                        cnt[_I_DIRTY] += 1
+                cnt[_I_ACTIVE] += 1
+                cnt[_I_ENTRIES] += indptr[path + 1] - indptr[path]
+                s = op_src[i]
+                if send_n[s] == 0:
+                    send_t0[s] = t
+                send_n[s] += 1
+                d = op_dst[i]
+                if recv_n[d] == 0:
+                    recv_t0[d] = t
+                recv_n[d] += 1
+                continue
+            # an empty route (src == dst): the transfer ends as it starts
+        # op i is sent at t: release the ops waiting for it (sent: now; arrival: after the
+        # route latency); those that start within the batch go on its stack
+        sent[i] = t
+        end[i] = t + latency[op_path[i]]
+        for k in range(out_ptr[i], out_ptr[i + 1]):
+            j = out_op[k]
+            tj = t if out_kind[k] == DEP_SENT else end[i]
+            if tj > ready[j]:
+                ready[j] = tj
+            pending[j] -= 1
+            if pending[j] == 0:
+                ts = ready[j] + op_delay[j]
+                if ts <= horizon:
+                    stack_op[cnt[_I_STACK]] = j
+                    stack_t[cnt[_I_STACK]] = ts
+                    cnt[_I_STACK] += 1
+                else:
+                    cnt[_I_HEAP] = heap.push(h_t, h_op, h_pos, cnt[_I_HEAP], ts, j)
 
 
 @njit

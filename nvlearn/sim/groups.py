@@ -46,7 +46,7 @@ import numpy as np
 from .._jit import njit
 from . import heap
 
-__all__ = ["TIE", "Entries", "Groups", "Scratch", "finish", "new_entries", "new_groups",
+__all__ = ["TIE", "Entries", "Groups", "Scratch", "leave", "new_entries", "new_groups",
            "new_scratch", "next_end", "solve"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -413,39 +413,36 @@ def _reserve(en, live):
 # ---------------------------------------------------------------- flows leaving
 
 
-@njit
-def finish(s, indptr, link, frac, slot_path, gr, en):
-    """Slot ``s`` (the root of its group's heap: the group's next flow to end) ends.
+@njit(inline="always")
+def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, ew, ek, pos,
+          bucket, free, ecnt, rseg, rmeta, cseg, cmeta):
+    """Slot ``sl``, the root of group ``g``'s heap (its next flow to end), ends: it leaves
+    the heap, and its route's fractions leave the group's entries (an entry whose count
+    falls to 0 is freed). Arrays, not the named tuples, so the engine's event loop reads
+    each once per batch.
 
     Parameters
     ----------
-    s : int
-        The slot; it leaves its group's heap, and its route's entries leave the group's.
+    sl, g, path : int
+        The slot, its group and its route.
     indptr, link, frac : ndarray
         Routes over constraints (CSR, as :class:`~nvlearn.sim.engine.Fabric` holds them).
-    slot_path : ndarray of int
-        Each slot's route.
-    gr : Groups
-        The groups, updated in place (the slot's ``grp`` becomes -1).
-    en : Entries
-        The entries, updated in place (an entry whose count falls to 0 is freed).
+    root, tag, ph, size, grp : ndarray
+        The fields of :class:`Groups` of those names, updated in place.
+    ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta : ndarray
+        The fields of :class:`Entries` (``w``, ``k``, ``cnt`` as ``ew``, ``ek``, ``ecnt``),
+        updated in place.
 
     Returns
     -------
-    int
-        The group the flow left.
+    None
     """
-    root, tag, ph, grp = gr.root, gr.tag, gr.ph, gr.grp
-    ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta = en
-    g = grp[s]
-    root[g] = _merge_pairs(ph[s, 0], tag, ph)
-    gr.size[g] -= 1
-    path = slot_path[s]
+    root[g] = _merge_pairs(ph[sl, 0], tag, ph)
+    size[g] -= 1
+    grp[sl] = -1
     for e in range(indptr[path], indptr[path + 1]):
         _sub(g, link[e], frac[e], ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg,
              cmeta)
-    grp[s] = -1
-    return g
 
 
 @njit(inline="always")
