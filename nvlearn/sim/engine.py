@@ -162,7 +162,7 @@ def _apply(tb, n_c, n_g, capacity, gr, en, sc, n_ops, books, width, h_t, h_op, h
     Returns ``(n_heap, width, change)`` with ``change`` the change of the summed flow rates
     (bytes/s)."""
     timeline, busy, lk_rate, lk_t = books.timeline, books.busy, books.lk_rate, books.lk_t
-    level, size, ids, ew, cseg, cmeta = gr.level, gr.size, en.ids, en.w, en.cseg, en.cmeta
+    level, size, cseg, cw, cmeta = gr.level, gr.size, en.cseg, en.cw, en.cmeta
     c_list, g_list, before = sc.c_list, sc.g_list, sc.before
     width = bins.fit(timeline, width, tb)
     n_bins = timeline.shape[1]
@@ -170,8 +170,7 @@ def _apply(tb, n_c, n_g, capacity, gr, en, sc, n_ops, books, width, h_t, h_op, h
         lk = c_list[j]
         new = 0.0
         for p in range(cmeta[lk, 0], cmeta[lk, 0] + cmeta[lk, 2]):
-            e = cseg[p]
-            new += ew[e] * level[ids[e, 0]]
+            new += cw[p] * level[cseg[p] & 0xFFFFFFFF]
         r = lk_rate[lk]
         if new == r:
             continue  # the link's load goes on unchanged: its books stay open
@@ -279,7 +278,7 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
     (h_t, h_op, h_pos, stack_op, stack_t, out_ptr, out_op, out_kind, pending, ready, start,
      sent, end) = q
     level, clock, clock_t, size, root, grp, tag, ph = gr
-    ids, ew, ek, pos, bucket, efree, ecnt, rseg, rmeta, cseg, cmeta = en
+    ids, pos, bucket, efree, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta = en
     n_ops = op_bytes.shape[0]
     stamp = cnt[_I_STAMP]
     while True:
@@ -300,8 +299,8 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
             sl = root[g]
             i = slot_op[sl]
             path = op_path[i]
-            groups.leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, ew, ek,
-                         pos, bucket, efree, ecnt, rseg, rmeta, cseg, cmeta)
+            groups.leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, pos,
+                         bucket, efree, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta)
             for e in range(indptr[path], indptr[path + 1]):
                 c = link[e]
                 if dirty[c] != stamp:

@@ -50,6 +50,7 @@ __all__ = ["TIE", "Entries", "Groups", "Scratch", "leave", "new_entries", "new_g
            "new_scratch", "next_end", "solve"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+_LOW = np.int64(0xFFFFFFFF)  # the other index in a segment's ``entry << 32 | index``
 #: Fill levels this close (relative) saturate together: a group whose own constraint ties
 #: with the one saturating keeps its flows (rates then differ from an exact fill by at most
 #: this much).
@@ -71,22 +72,24 @@ class Groups(NamedTuple):
 
 
 class Entries(NamedTuple):
-    """Pool of (group, constraint) entries: summed fractions ``w`` and count ``k`` of the
-    group's flows crossing the constraint. Each group's row and each constraint's column
-    lists its entries in a segment of a pool (``rseg``, ``cseg``; ``rmeta``, ``cmeta`` hold
-    base, capacity and length per owner), so walking one reads memory in order; a hash
+    """Pool of (group, constraint) entries: summed fractions and count of the group's flows
+    crossing the constraint. Each group's row and each constraint's column is a segment of
+    a pool (``rmeta``, ``cmeta``: base, capacity and length per owner) holding, per entry,
+    ``entry << 32 | the other index`` and the entry's values (row: fractions ``rw`` and
+    count ``rk``; column: fractions ``cw``), so walking one reads memory in order; a hash
     table finds the entry of a (group, constraint)."""
 
-    ids: np.ndarray      # (n, 2): group, constraint
-    w: np.ndarray
-    k: np.ndarray
-    pos: np.ndarray      # (n, 3): place in rseg, place in cseg, next entry on the hash chain
+    ids: np.ndarray      # (n, 2): group (-1 once freed), constraint
+    pos: np.ndarray      # (n, 3): place in the rows' pool, in the columns'; next on its chain
     bucket: np.ndarray   # hash table: first entry of each chain, -1
     free: np.ndarray     # stack of freed entries
-    cnt: np.ndarray      # entries ever used, free, live; hash bits; rseg and cseg in use
+    cnt: np.ndarray      # entries ever used, free, live; hash bits; row and column pools used
     rseg: np.ndarray
+    rw: np.ndarray
+    rk: np.ndarray
     rmeta: np.ndarray
     cseg: np.ndarray
+    cw: np.ndarray
     cmeta: np.ndarray
 
 
@@ -144,11 +147,11 @@ def new_entries(size, n_c, pool):
     bits = 4
     while (1 << bits) < size:
         bits += 1
-    return Entries(np.empty((size, 2), np.int32), np.empty(size), np.zeros(size, np.int64),
-                   np.empty((size, 3), np.int64), np.full(1 << bits, -1, np.int64),
-                   np.empty(size, np.int64), np.array([0, 0, 0, bits, 0, 0], np.int64),
-                   np.empty(pool, np.int64), np.zeros((n_c, 3), np.int64),
-                   np.empty(pool, np.int64), np.zeros((n_c, 3), np.int64))
+    return Entries(np.empty((size, 2), np.int32), np.empty((size, 3), np.int64),
+                   np.full(1 << bits, -1, np.int64), np.empty(size, np.int64),
+                   np.array([0, 0, 0, bits, 0, 0], np.int64), np.empty(pool, np.int64),
+                   np.empty(pool), np.empty(pool, np.int64), np.zeros((n_c, 3), np.int64),
+                   np.empty(pool, np.int64), np.empty(pool), np.zeros((n_c, 3), np.int64))
 
 
 @njit
@@ -277,39 +280,58 @@ def _find(g, c, ids, pos, bucket, bits):
 
 
 @njit(inline="always")
-def _seg_push(owner, e, which, seg, meta, pos, ecnt):
-    """Append entry ``e`` to ``owner``'s segment (moved to twice the room when full; the
-    pool has room, :func:`_reserve`)."""
+def _room(owner, which, meta, ecnt):
+    """Make room for one more in ``owner``'s segment: if it is full, a new segment with
+    twice the room at the pool's end (the pool has room: :func:`_reserve`). Returns
+    ``(old base, new base, its length)`` (equal bases when it stayed)."""
     n = meta[owner, 2]
-    if n == meta[owner, 1]:
-        cap = max(4, 2 * n)
-        base = ecnt[4 + which]
-        ecnt[4 + which] = base + cap
-        old = meta[owner, 0]
+    old = meta[owner, 0]
+    if n < meta[owner, 1]:
+        return old, old, n
+    cap = max(4, 2 * n)
+    base = ecnt[4 + which]
+    ecnt[4 + which] = base + cap
+    meta[owner, 0] = base
+    meta[owner, 1] = cap
+    return old, base, n
+
+
+@njit(inline="always")
+def _row_push(g, e, c, rseg, rw, rk, rmeta, pos, ecnt):
+    """Append entry ``e`` (constraint ``c``, no flow yet) to group ``g``'s row."""
+    old, base, n = _room(g, 0, rmeta, ecnt)
+    if base != old:
         for q in range(n):
-            x = seg[old + q]
-            seg[base + q] = x
-            pos[x, which] = base + q
-        meta[owner, 0] = base
-        meta[owner, 1] = cap
-    p = meta[owner, 0] + n
-    seg[p] = e
-    pos[e, which] = p
-    meta[owner, 2] = n + 1
+            rseg[base + q] = rseg[old + q]
+            rw[base + q] = rw[old + q]
+            rk[base + q] = rk[old + q]
+            pos[rseg[base + q] >> 32, 0] = base + q
+    p = base + n
+    rseg[p] = (np.int64(e) << 32) | c
+    rw[p] = 0.0
+    rk[p] = 0
+    pos[e, 0] = p
+    rmeta[g, 2] = n + 1
 
 
 @njit(inline="always")
-def _seg_drop(owner, e, which, seg, meta, pos):
-    """Take entry ``e`` out of ``owner``'s segment (the last one takes its place)."""
-    p = pos[e, which]
-    x = seg[meta[owner, 0] + meta[owner, 2] - 1]
-    seg[p] = x
-    pos[x, which] = p
-    meta[owner, 2] -= 1
+def _col_push(c, e, g, cseg, cw, cmeta, pos, ecnt):
+    """Append entry ``e`` (group ``g``) to constraint ``c``'s column."""
+    old, base, n = _room(c, 1, cmeta, ecnt)
+    if base != old:
+        for q in range(n):
+            cseg[base + q] = cseg[old + q]
+            cw[base + q] = cw[old + q]
+            pos[cseg[base + q] >> 32, 1] = base + q
+    p = base + n
+    cseg[p] = (np.int64(e) << 32) | g
+    cw[p] = 0.0
+    pos[e, 1] = p
+    cmeta[c, 2] = n + 1
 
 
 @njit(inline="always")
-def _add(g, c, w, ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta):
+def _add(g, c, w, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
     """Add a flow's fraction ``w`` on constraint ``c`` to group ``g``'s entry."""
     e = _find(g, c, ids, pos, bucket, ecnt[3])
     if e < 0:
@@ -322,24 +344,26 @@ def _add(g, c, w, ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta
         ecnt[2] += 1
         ids[e, 0] = g
         ids[e, 1] = c
-        ew[e] = 0.0
-        ek[e] = 0
         h = _hash(g, c, ecnt[3])
         pos[e, 2] = bucket[h]
         bucket[h] = e
-        _seg_push(g, e, 0, rseg, rmeta, pos, ecnt)
-        _seg_push(c, e, 1, cseg, cmeta, pos, ecnt)
-    ew[e] += w
-    ek[e] += 1
+        _row_push(g, e, c, rseg, rw, rk, rmeta, pos, ecnt)
+        _col_push(c, e, g, cseg, cw, cmeta, pos, ecnt)
+    p = pos[e, 0]
+    rw[p] += w
+    rk[p] += 1
+    cw[pos[e, 1]] += w
 
 
 @njit(inline="always")
-def _sub(g, c, w, ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta):
+def _sub(g, c, w, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
     """Take a flow's fraction ``w`` on ``c`` out of group ``g``'s entry (dropped at 0)."""
     e = _find(g, c, ids, pos, bucket, ecnt[3])
-    ek[e] -= 1
-    if ek[e] > 0:
-        ew[e] -= w
+    p = pos[e, 0]
+    rk[p] -= 1
+    if rk[p] > 0:
+        rw[p] -= w
+        cw[pos[e, 1]] -= w
         return
     h = _hash(g, c, ecnt[3])
     if bucket[h] == e:
@@ -349,30 +373,46 @@ def _sub(g, c, w, ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta
         while pos[q, 2] != e:
             q = pos[q, 2]
         pos[q, 2] = pos[e, 2]
-    _seg_drop(g, e, 0, rseg, rmeta, pos)
-    _seg_drop(c, e, 1, cseg, cmeta, pos)
+    last = rmeta[g, 0] + rmeta[g, 2] - 1  # the row's last entry takes its place
+    rseg[p] = rseg[last]
+    rw[p] = rw[last]
+    rk[p] = rk[last]
+    pos[rseg[p] >> 32, 0] = p
+    rmeta[g, 2] -= 1
+    p = pos[e, 1]
+    last = cmeta[c, 0] + cmeta[c, 2] - 1  # and the column's
+    cseg[p] = cseg[last]
+    cw[p] = cw[last]
+    pos[cseg[p] >> 32, 1] = p
+    cmeta[c, 2] -= 1
+    ids[e, 0] = -1
     free[ecnt[1]] = e
     ecnt[1] += 1
     ecnt[2] -= 1
 
 
 @njit
-def _compact(seg, meta, pos, which, size):
-    """The segments of ``seg`` copied tightly (room for as many again) into a new pool of
-    ``size`` places; returns ``(pool, used)``."""
-    new = np.empty(size, np.int64)
+def _compact(seg, val, cnt, meta, pos, which, size):
+    """The segments (entries ``seg``, values ``val`` and, for rows, counts ``cnt``) copied
+    tightly, with room for as many again, into new pools of ``size`` places; returns
+    ``(seg, val, cnt, used)``."""
+    new_seg = np.empty(size, np.int64)
+    new_val = np.empty(size)
+    new_cnt = np.empty(size if which == 0 else 0, np.int64)
     top = 0
     for owner in range(meta.shape[0]):
         n = meta[owner, 2]
         old = meta[owner, 0]
         for q in range(n):
-            x = seg[old + q]
-            new[top + q] = x
-            pos[x, which] = top + q
+            new_seg[top + q] = seg[old + q]
+            new_val[top + q] = val[old + q]
+            if which == 0:
+                new_cnt[top + q] = cnt[old + q]
+            pos[seg[old + q] >> 32, which] = top + q
         meta[owner, 0] = top
         meta[owner, 1] = max(4, 2 * n) if n else 0
         top += meta[owner, 1]
-    return new, top
+    return new_seg, new_val, new_cnt, top
 
 
 @njit
@@ -381,7 +421,7 @@ def _reserve(en, live):
     they are added (entries rehashed, segments compacted)."""
     n_c = en.rmeta.shape[0]
     need = 4 * live + 4 * n_c + 16  # what segments moved to twice their room can take
-    size = en.w.shape[0]
+    size = en.ids.shape[0]
     if live <= size and en.cnt[4] + need <= en.rseg.shape[0] and \
             en.cnt[5] + need <= en.cseg.shape[0]:
         return en
@@ -390,32 +430,30 @@ def _reserve(en, live):
     new = new_entries(size, n_c, 0)
     top = en.cnt[0]
     new.ids[:top] = en.ids[:top]
-    new.w[:top] = en.w[:top]
-    new.k[:top] = en.k[:top]
     new.pos[:top, :2] = en.pos[:top, :2]
     new.free[:en.cnt[1]] = en.free[:en.cnt[1]]
     new.cnt[:3] = en.cnt[:3]
     bits = new.cnt[3]
     for e in range(top):
-        if en.k[e] > 0:  # live (a freed entry has count 0)
+        if en.ids[e, 0] >= 0:  # live
             h = _hash(en.ids[e, 0], en.ids[e, 1], bits)
             new.pos[e, 2] = new.bucket[h]
             new.bucket[h] = e
     new.rmeta[:] = en.rmeta
     new.cmeta[:] = en.cmeta
     pool = 2 * (2 * live + 4 * n_c + need)
-    rseg, new.cnt[4] = _compact(en.rseg, new.rmeta, new.pos, 0, pool)
-    cseg, new.cnt[5] = _compact(en.cseg, new.cmeta, new.pos, 1, pool)
-    return Entries(new.ids, new.w, new.k, new.pos, new.bucket, new.free, new.cnt, rseg,
-                   new.rmeta, cseg, new.cmeta)
+    rseg, rw, rk, new.cnt[4] = _compact(en.rseg, en.rw, en.rk, new.rmeta, new.pos, 0, pool)
+    cseg, cw, _, new.cnt[5] = _compact(en.cseg, en.cw, en.rk, new.cmeta, new.pos, 1, pool)
+    return Entries(new.ids, new.pos, new.bucket, new.free, new.cnt, rseg, rw, rk, new.rmeta,
+                   cseg, cw, new.cmeta)
 
 
 # ---------------------------------------------------------------- flows leaving
 
 
 @njit(inline="always")
-def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, ew, ek, pos,
-          bucket, free, ecnt, rseg, rmeta, cseg, cmeta):
+def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, pos, bucket, free,
+          ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
     """Slot ``sl``, the root of group ``g``'s heap (its next flow to end), ends: it leaves
     the heap, and its route's fractions leave the group's entries (an entry whose count
     falls to 0 is freed). Arrays, not the named tuples, so the engine's event loop reads
@@ -429,7 +467,7 @@ def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, ew, ek
         Routes over constraints (CSR, as :class:`~nvlearn.sim.engine.Fabric` holds them).
     root, tag, ph, size, grp : ndarray
         The fields of :class:`Groups` of those names, updated in place.
-    ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta : ndarray
+    ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta : ndarray
         The fields of :class:`Entries` (``w``, ``k``, ``cnt`` as ``ew``, ``ek``, ``ecnt``),
         updated in place.
 
@@ -441,7 +479,7 @@ def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, ew, ek
     size[g] -= 1
     grp[sl] = -1
     for e in range(indptr[path], indptr[path + 1]):
-        _sub(g, link[e], frac[e], ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg,
+        _sub(g, link[e], frac[e], ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw,
              cmeta)
 
 
@@ -483,19 +521,18 @@ def _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path
 
 
 @njit(inline="always")
-def _freeze_group(g, lam, filled, weight, left, ids, ew, ek, rseg, rmeta):
+def _freeze_group(g, lam, filled, weight, left, rseg, rw, rk, rmeta):
     """Group ``g``'s members all freeze at ``lam``."""
     for p in range(rmeta[g, 0], rmeta[g, 0] + rmeta[g, 2]):
-        e = rseg[p]
-        c2 = ids[e, 1]
-        filled[c2] += ew[e] * lam
-        weight[c2] -= ew[e]
-        left[c2] -= ek[e]
+        c2 = rseg[p] & _LOW
+        filled[c2] += rw[p] * lam
+        weight[c2] -= rw[p]
+        left[c2] -= rk[p]
 
 
 @njit(inline="always")
 def _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock, size, grp,
-          root, tag, ph, ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta):
+          root, tag, ph, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
     """Slot ``s`` freezes at ``lam`` and joins group ``c`` with ``rem`` bytes left (the
     group's clock is at the solve time)."""
     if size[c] == 0:
@@ -512,7 +549,7 @@ def _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock,
         filled[c2] += frac[e] * lam
         weight[c2] -= frac[e]
         left[c2] -= 1
-        _add(c, c2, frac[e], ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta)
+        _add(c, c2, frac[e], ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta)
 
 
 @njit
@@ -565,7 +602,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
     """
     en = _reserve(en, n_entries)  # an entry holds at least one route entry of a flow
     level, clock, clock_t, size, root, grp, tag, ph = gr
-    ids, ew, ek, pos, bucket, free, ecnt, rseg, rmeta, cseg, cmeta = en
+    ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta = en
     (stamp, c_vis, c_list, fr_ptr, c_rank, g_vis, g_list, g_done, before, weight, filled,
      left, h_t, h_c, h_pos, s_vis, s_done, members, stack, snap) = sc
     r = stamp[0] + 1
@@ -590,7 +627,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
             c = c_list[q]
             q += 1
             for p in range(cmeta[c, 0], cmeta[c, 0] + cmeta[c, 2]):
-                g = ids[cseg[p], 0]
+                g = cseg[p] & _LOW
                 if g_vis[g] == r:
                     continue
                 g_vis[g] = r
@@ -601,8 +638,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                     clock_t[g] = t0
                 before[g] = level[g] * size[g]
                 for p2 in range(rmeta[g, 0], rmeta[g, 0] + rmeta[g, 2]):
-                    e = rseg[p2]
-                    c2 = ids[e, 1]
+                    c2 = rseg[p2] & _LOW
                     if c_vis[c2] != r:
                         c_vis[c2] = r
                         c_list[n_c] = c2
@@ -610,8 +646,8 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                         weight[c2] = 0.0
                         filled[c2] = 0.0
                         left[c2] = 0
-                    weight[c2] += ew[e]
-                    left[c2] += ek[e]
+                    weight[c2] += rw[p2]
+                    left[c2] += rk[p2]
             k = c_rank[c]
             if 0 <= k < n_seeds and seeds[k] == c:
                 for p in range(fr_ptr[k], fr_ptr[k + 1]):
@@ -662,7 +698,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
             clock_t[c] = t0
             clock[c] = 0.0
         if g_done[c] != r:
-            _freeze_group(c, lam, filled, weight, left, ids, ew, ek, rseg, rmeta)
+            _freeze_group(c, lam, filled, weight, left, rseg, rw, rk, rmeta)
             g_done[c] = r
             level[c] = lam
         lam_c = level[c]  # lam, or the level of a tie that froze the group (below)
@@ -670,7 +706,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         # column: moving flows changes it) ...
         n_snap = 0
         for p in range(cmeta[c, 0], cmeta[c, 0] + cmeta[c, 2]):
-            g = ids[cseg[p], 0]
+            g = cseg[p] & _LOW
             if g_done[g] != r:
                 snap[n_snap] = g
                 n_snap += 1
@@ -681,7 +717,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
             key_g = (capacity[g] - filled[g]) / weight[g]
             if key_g <= lam_c * (1.0 + TIE):
                 lam_g = max(lam_c, key_g)
-                _freeze_group(g, lam_g, filled, weight, left, ids, ew, ek, rseg, rmeta)
+                _freeze_group(g, lam_g, filled, weight, left, rseg, rw, rk, rmeta)
                 g_done[g] = r
                 level[g] = lam_g
                 continue
@@ -698,11 +734,11 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 _remove(s, g, root, tag, ph)
                 size[g] -= 1
                 for e2 in range(indptr[path], indptr[path + 1]):
-                    _sub(g, link[e2], frac[e2], ids, ew, ek, pos, bucket, free, ecnt, rseg,
-                         rmeta, cseg, cmeta)
+                    _sub(g, link[e2], frac[e2], ids, pos, bucket, free, ecnt, rseg, rw, rk,
+                         rmeta, cseg, cw, cmeta)
                 _join(s, c, rem, lam_c, path, indptr, link, frac, filled, weight, left, clock,
-                      size, grp, root, tag, ph, ids, ew, ek, pos, bucket, free, ecnt, rseg,
-                      rmeta, cseg, cmeta)
+                      size, grp, root, tag, ph, ids, pos, bucket, free, ecnt, rseg, rw, rk,
+                      rmeta, cseg, cw, cmeta)
         # ... and the new flows crossing it, which started at slot_t >= t0: by then the
         # group's clock had run lam * (slot_t - t0)
         k = c_rank[c]
@@ -715,6 +751,6 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 rem = lam_c * (slot_t[s] - t0) + slot_bytes[s]
                 path = slot_path[s]
                 _join(s, c, rem, lam_c, path, indptr, link, frac, filled, weight, left, clock,
-                      size, grp, root, tag, ph, ids, ew, ek, pos, bucket, free, ecnt, rseg,
-                      rmeta, cseg, cmeta)
+                      size, grp, root, tag, ph, ids, pos, bucket, free, ecnt, rseg, rw, rk,
+                      rmeta, cseg, cw, cmeta)
     return n_c, n_g, en
