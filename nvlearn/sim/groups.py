@@ -116,6 +116,9 @@ class Scratch(NamedTuple):
     members: np.ndarray  # per slot: a group's members being moved
     stack: np.ndarray
     snap: np.ndarray     # the unfrozen groups of a column being frozen
+    mv_slot: np.ndarray  # per slot: the flows joining the group being frozen ...
+    mv_from: np.ndarray  # ... the group each leaves (-1: a new flow) ...
+    mv_rem: np.ndarray   # ... and its bytes left
 
 
 @njit
@@ -164,7 +167,8 @@ def new_scratch(n_c, n_slots):
                    np.empty(n_c), np.empty(n_c, np.int32), np.full(n_c, -1, np.int32),
                    np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64),
                    np.empty(n_slots, np.int32), np.empty(n_slots, np.int32),
-                   np.empty(n_c, np.int64))
+                   np.empty(n_c, np.int64), np.empty(n_slots, np.int32),
+                   np.empty(n_slots, np.int32), np.empty(n_slots))
 
 
 # Hot helpers take arrays, not the named tuples: numba increfs an array each time it is read
@@ -195,7 +199,8 @@ def _meld(a, b, tag, ph):
 
 @njit(inline="always")
 def _merge_pairs(first, tag, ph):
-    """The two-pass pairing of a sibling list; returns its root."""
+    """The two-pass pairing of a sibling list; returns its root. (The melds are written out:
+    an inlined call still increfs its array arguments, once per pair.)"""
     acc = -1
     x = first
     while x >= 0:
@@ -205,9 +210,15 @@ def _merge_pairs(first, tag, ph):
         ph[a, 2] = -1
         if b >= 0:
             x = ph[b, 1]
-            ph[b, 1] = -1
-            ph[b, 2] = -1
-            a = _meld(a, b, tag, ph)
+            if tag[b] < tag[a]:
+                a, b = b, a
+            first_child = ph[a, 0]  # b becomes a's first child
+            ph[b, 1] = first_child
+            if first_child >= 0:
+                ph[first_child, 2] = b
+            ph[b, 2] = a
+            ph[a, 0] = b
+            ph[a, 2] = -1
         else:
             x = -1
         ph[a, 1] = acc  # the pairs, last first (sib as a temporary link)
@@ -216,7 +227,21 @@ def _merge_pairs(first, tag, ph):
     while acc >= 0:
         nxt = ph[acc, 1]
         ph[acc, 1] = -1
-        root = _meld(root, acc, tag, ph)
+        if root < 0:
+            root = acc
+        else:
+            a, b = root, acc
+            if tag[b] < tag[a]:
+                a, b = b, a
+            first_child = ph[a, 0]
+            ph[b, 1] = first_child
+            if first_child >= 0:
+                ph[first_child, 2] = b
+            ph[b, 2] = a
+            ph[a, 0] = b
+            ph[a, 1] = -1
+            ph[a, 2] = -1
+            root = a
         acc = nxt
     return root
 
@@ -238,7 +263,7 @@ def _remove(s, g, root, tag, ph):
     root[g] = _meld(root[g], sub, tag, ph)
 
 
-@njit
+@njit(inline="always")
 def _list_members(r0, ph, out, stack):
     """The slots of the heap rooted at ``r0`` into ``out``; returns how many."""
     if r0 < 0:
@@ -267,16 +292,6 @@ def _list_members(r0, ph, out, stack):
 def _hash(g, c, bits):
     key = np.uint64(g) * np.uint64(0x100000001) + np.uint64(c)
     return np.int64((key * _MIX) >> np.uint64(64 - bits))
-
-
-@njit(inline="always")
-def _find(g, c, ids, pos, bucket, bits):
-    e = bucket[_hash(g, c, bits)]
-    while e >= 0:
-        if ids[e, 0] == g and ids[e, 1] == c:
-            return e
-        e = pos[e, 2]
-    return -1
 
 
 @njit(inline="always")
@@ -330,42 +345,10 @@ def _col_push(c, e, g, cseg, cw, cmeta, pos, ecnt):
     cmeta[c, 2] = n + 1
 
 
-@njit(inline="always")
-def _add(g, c, w, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
-    """Add a flow's fraction ``w`` on constraint ``c`` to group ``g``'s entry."""
-    e = _find(g, c, ids, pos, bucket, ecnt[3])
-    if e < 0:
-        if ecnt[1] > 0:
-            ecnt[1] -= 1
-            e = free[ecnt[1]]
-        else:
-            e = ecnt[0]
-            ecnt[0] += 1
-        ecnt[2] += 1
-        ids[e, 0] = g
-        ids[e, 1] = c
-        h = _hash(g, c, ecnt[3])
-        pos[e, 2] = bucket[h]
-        bucket[h] = e
-        _row_push(g, e, c, rseg, rw, rk, rmeta, pos, ecnt)
-        _col_push(c, e, g, cseg, cw, cmeta, pos, ecnt)
-    p = pos[e, 0]
-    rw[p] += w
-    rk[p] += 1
-    cw[pos[e, 1]] += w
-
-
-@njit(inline="always")
-def _sub(g, c, w, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
-    """Take a flow's fraction ``w`` on ``c`` out of group ``g``'s entry (dropped at 0)."""
-    e = _find(g, c, ids, pos, bucket, ecnt[3])
-    p = pos[e, 0]
-    rk[p] -= 1
-    if rk[p] > 0:
-        rw[p] -= w
-        cw[pos[e, 1]] -= w
-        return
-    h = _hash(g, c, ecnt[3])
+@njit
+def _drop(e, g, c, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
+    """Free entry ``e`` of (group ``g``, constraint ``c``), on hash chain ``h``: its row's
+    and column's last entries take its places."""
     if bucket[h] == e:
         bucket[h] = pos[e, 2]
     else:
@@ -373,14 +356,15 @@ def _sub(g, c, w, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, c
         while pos[q, 2] != e:
             q = pos[q, 2]
         pos[q, 2] = pos[e, 2]
-    last = rmeta[g, 0] + rmeta[g, 2] - 1  # the row's last entry takes its place
+    p = pos[e, 0]
+    last = rmeta[g, 0] + rmeta[g, 2] - 1
     rseg[p] = rseg[last]
     rw[p] = rw[last]
     rk[p] = rk[last]
     pos[rseg[p] >> 32, 0] = p
     rmeta[g, 2] -= 1
     p = pos[e, 1]
-    last = cmeta[c, 0] + cmeta[c, 2] - 1  # and the column's
+    last = cmeta[c, 0] + cmeta[c, 2] - 1
     cseg[p] = cseg[last]
     cw[p] = cw[last]
     pos[cseg[p] >> 32, 1] = p
@@ -389,6 +373,26 @@ def _sub(g, c, w, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, c
     free[ecnt[1]] = e
     ecnt[1] += 1
     ecnt[2] -= 1
+
+
+@njit
+def _new_entry(g, c, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
+    """A new entry for (group ``g``, constraint ``c``) on hash chain ``h``, with no flow
+    yet, appended to the group's row and the constraint's column. Returns it."""
+    if ecnt[1] > 0:
+        ecnt[1] -= 1
+        e = free[ecnt[1]]
+    else:
+        e = ecnt[0]
+        ecnt[0] += 1
+    ecnt[2] += 1
+    ids[e, 0] = g
+    ids[e, 1] = c
+    pos[e, 2] = bucket[h]
+    bucket[h] = e
+    _row_push(g, e, c, rseg, rw, rk, rmeta, pos, ecnt)
+    _col_push(c, e, g, cseg, cw, cmeta, pos, ecnt)
+    return e
 
 
 @njit
@@ -478,9 +482,23 @@ def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, pos, b
     root[g] = _merge_pairs(ph[sl, 0], tag, ph)
     size[g] -= 1
     grp[sl] = -1
+    bits = ecnt[3]
     for e in range(indptr[path], indptr[path + 1]):
-        _sub(g, link[e], frac[e], ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw,
-             cmeta)
+        c = link[e]
+        w = frac[e]
+        # _sub(g, c, w, ...), written out (see _merge_pairs)
+        h = _hash(g, c, bits)
+        x = bucket[h]
+        while ids[x, 0] != g or ids[x, 1] != c:
+            x = pos[x, 2]
+        p = pos[x, 0]
+        rk[p] -= 1
+        if rk[p] > 0:
+            rw[p] -= w
+            cw[pos[x, 1]] -= w
+        else:
+            _drop(x, g, c, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw,
+                  cmeta)
 
 
 @njit(inline="always")
@@ -492,7 +510,7 @@ def next_end(g, gr):
 # ---------------------------------------------------------------- the solve
 
 
-@njit
+@njit(inline="always")
 def _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path, fr_ptr,
                          c_rank):
     """The new flows' route entries (``slot << 32 | entry``) grouped by constraint (CSR over
@@ -528,28 +546,6 @@ def _freeze_group(g, lam, filled, weight, left, rseg, rw, rk, rmeta):
         filled[c2] += rw[p] * lam
         weight[c2] -= rw[p]
         left[c2] -= rk[p]
-
-
-@njit(inline="always")
-def _join(s, c, rem, lam, path, indptr, link, frac, filled, weight, left, clock, size, grp,
-          root, tag, ph, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
-    """Slot ``s`` freezes at ``lam`` and joins group ``c`` with ``rem`` bytes left (the
-    group's clock is at the solve time)."""
-    if size[c] == 0:
-        clock[c] = 0.0
-    tag[s] = clock[c] + rem
-    ph[s, 0] = -1
-    ph[s, 1] = -1
-    ph[s, 2] = -1
-    root[c] = _meld(root[c], s, tag, ph)
-    size[c] += 1
-    grp[s] = c
-    for e in range(indptr[path], indptr[path + 1]):
-        c2 = link[e]
-        filled[c2] += frac[e] * lam
-        weight[c2] -= frac[e]
-        left[c2] -= 1
-        _add(c, c2, frac[e], ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta)
 
 
 @njit
@@ -604,7 +600,8 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
     level, clock, clock_t, size, root, grp, tag, ph = gr
     ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta = en
     (stamp, c_vis, c_list, fr_ptr, c_rank, g_vis, g_list, g_done, before, weight, filled,
-     left, h_t, h_c, h_pos, s_vis, s_done, members, stack, snap) = sc
+     left, h_t, h_c, h_pos, s_vis, s_done, members, stack, snap, mv_slot, mv_from,
+     mv_rem) = sc
     r = stamp[0] + 1
     stamp[0] = r
     fr_ent = _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path,
@@ -705,6 +702,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         # ... then the flows of the other unfrozen groups that cross it (a snapshot of the
         # column: moving flows changes it) ...
         n_snap = 0
+        n_mv = 0
         for p in range(cmeta[c, 0], cmeta[c, 0] + cmeta[c, 2]):
             g = cseg[p] & _LOW
             if g_done[g] != r:
@@ -723,34 +721,75 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 continue
             n_m = _list_members(root[g], ph, members, stack)
             for m in range(n_m):
-                s = members[m]
-                path = slot_path[s]
+                sl = members[m]
+                path = slot_path[sl]
                 crosses = False
                 for e2 in range(indptr[path], indptr[path + 1]):
                     crosses |= link[e2] == c
-                if not crosses:
-                    continue
-                rem = tag[s] - clock[g]
-                _remove(s, g, root, tag, ph)
-                size[g] -= 1
-                for e2 in range(indptr[path], indptr[path + 1]):
-                    _sub(g, link[e2], frac[e2], ids, pos, bucket, free, ecnt, rseg, rw, rk,
-                         rmeta, cseg, cw, cmeta)
-                _join(s, c, rem, lam_c, path, indptr, link, frac, filled, weight, left, clock,
-                      size, grp, root, tag, ph, ids, pos, bucket, free, ecnt, rseg, rw, rk,
-                      rmeta, cseg, cw, cmeta)
+                if crosses:
+                    mv_slot[n_mv] = sl
+                    mv_from[n_mv] = g
+                    mv_rem[n_mv] = tag[sl] - clock[g]
+                    n_mv += 1
+                    _remove(sl, g, root, tag, ph)
+                    size[g] -= 1
         # ... and the new flows crossing it, which started at slot_t >= t0: by then the
         # group's clock had run lam * (slot_t - t0)
         k = c_rank[c]
         if 0 <= k < n_seeds and seeds[k] == c:
             for p in range(fr_ptr[k], fr_ptr[k + 1]):
-                s = fr_ent[p] >> 32
-                if s_done[s] == r:
+                sl = fr_ent[p] >> 32
+                if s_done[sl] == r:
                     continue
-                s_done[s] = r
-                rem = lam_c * (slot_t[s] - t0) + slot_bytes[s]
-                path = slot_path[s]
-                _join(s, c, rem, lam_c, path, indptr, link, frac, filled, weight, left, clock,
-                      size, grp, root, tag, ph, ids, pos, bucket, free, ecnt, rseg, rw, rk,
-                      rmeta, cseg, cw, cmeta)
+                s_done[sl] = r
+                mv_slot[n_mv] = sl
+                mv_from[n_mv] = -1
+                mv_rem[n_mv] = lam_c * (slot_t[sl] - t0) + slot_bytes[sl]
+                n_mv += 1
+        # they freeze at lam_c and join group c: out of their old group's entries, into
+        # c's (written out: an inlined call increfs its array arguments)
+        bits = ecnt[3]
+        for m in range(n_mv):
+            sl = mv_slot[m]
+            g = mv_from[m]
+            if size[c] == 0:
+                clock[c] = 0.0
+            tag[sl] = clock[c] + mv_rem[m]
+            ph[sl, 0] = -1
+            ph[sl, 1] = -1
+            ph[sl, 2] = -1
+            root[c] = _meld(root[c], sl, tag, ph)
+            size[c] += 1
+            grp[sl] = c
+            path = slot_path[sl]
+            for e in range(indptr[path], indptr[path + 1]):
+                c2 = link[e]
+                w = frac[e]
+                filled[c2] += w * lam_c
+                weight[c2] -= w
+                left[c2] -= 1
+                if g >= 0:
+                    h = _hash(g, c2, bits)
+                    x = bucket[h]
+                    while ids[x, 0] != g or ids[x, 1] != c2:
+                        x = pos[x, 2]
+                    p = pos[x, 0]
+                    rk[p] -= 1
+                    if rk[p] > 0:
+                        rw[p] -= w
+                        cw[pos[x, 1]] -= w
+                    else:
+                        _drop(x, g, c2, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta,
+                              cseg, cw, cmeta)
+                h = _hash(c, c2, bits)
+                x = bucket[h]
+                while x >= 0 and (ids[x, 0] != c or ids[x, 1] != c2):
+                    x = pos[x, 2]
+                if x < 0:
+                    x = _new_entry(c, c2, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta,
+                                   cseg, cw, cmeta)
+                p = pos[x, 0]
+                rw[p] += w
+                rk[p] += 1
+                cw[pos[x, 1]] += w
     return n_c, n_g, en
