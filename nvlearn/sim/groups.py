@@ -671,8 +671,13 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         c = c_list[j]
         if left[c] > 0:
             n_heap = heap.push(h_t, h_c, h_pos, n_heap, capacity[c] / weight[c], np.int32(c))
+    unfrozen = 0  # flows: once all are frozen, the constraints left in the heap are not
+    for j in range(n_g):  # looked at (most of a fabric's never saturate)
+        unfrozen += size[g_list[j]]
+    for j in range(n_fresh):
+        unfrozen += s_vis[fresh[j]] == r
     lam = 0.0
-    while n_heap > 0:
+    while n_heap > 0 and unfrozen > 0:
         c = h_c[0]
         if left[c] == 0:
             n_heap = heap.pop(h_t, h_c, h_pos, n_heap)[2]
@@ -696,6 +701,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
             clock[c] = 0.0
         if g_done[c] != r:
             _freeze_group(c, lam, filled, weight, left, rseg, rw, rk, rmeta)
+            unfrozen -= size[c]
             g_done[c] = r
             level[c] = lam
         lam_c = level[c]  # lam, or the level of a tie that froze the group (below)
@@ -716,6 +722,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
             if key_g <= lam_c * (1.0 + TIE):
                 lam_g = max(lam_c, key_g)
                 _freeze_group(g, lam_g, filled, weight, left, rseg, rw, rk, rmeta)
+                unfrozen -= size[g]
                 g_done[g] = r
                 level[g] = lam_g
                 continue
@@ -749,6 +756,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         # they freeze at lam_c and join group c: out of their old group's entries, into
         # c's (written out: an inlined call increfs its array arguments)
         bits = ecnt[3]
+        unfrozen -= n_mv
         for m in range(n_mv):
             sl = mv_slot[m]
             g = mv_from[m]
@@ -792,4 +800,6 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 rw[p] += w
                 rk[p] += 1
                 cw[pos[x, 1]] += w
+    for j in range(n_heap):  # the heap's slots, free for the next solve
+        h_pos[h_c[j]] = -1
     return n_c, n_g, en
