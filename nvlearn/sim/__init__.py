@@ -4,7 +4,9 @@
 * :mod:`~nvlearn.sim.models` — the two models of the fabric: ``"achievable"`` (what NCCL
   reaches: its per-link rates, protocols and software latencies; the default) and ``"wire"``
   (the ideal at link rate, where the closed forms hold exactly).
-* :mod:`~nvlearn.sim.engine` — the event loop (dependencies, batching, per-link flow lists).
+* :mod:`~nvlearn.sim.engine` — the event loop (dependencies, batching, the books).
+* :mod:`~nvlearn.sim.groups` — flows in bottleneck groups, each with one rate and a
+  virtual clock; the max-min re-solve works on groups.
 * :mod:`~nvlearn.sim.fairness` — weighted max-min fair rates (:func:`max_min_rates`).
 * :mod:`~nvlearn.sim.result` — :class:`SimResult` and its :class:`Timeline`.
 * :mod:`~nvlearn.sim.quotient` — a compact schedule (one op per class of symmetric ops,
@@ -15,9 +17,8 @@ References
 ----------
 * D. Bertsekas and R. Gallager, *Data Networks*, 2nd ed., Prentice Hall, 1992, sec. 6.5:
   max-min fairness, progressive filling and the bottleneck characterisation of a max-min
-  fair allocation (:mod:`~nvlearn.sim.fairness`, and the certificate
-  :mod:`~nvlearn.sim.repair` checks). The simulator weights each flow's load on a link by
-  the share of its bytes that crosses it.
+  fair allocation (:mod:`~nvlearn.sim.fairness`, :mod:`~nvlearn.sim.groups`). The
+  simulator weights each flow's load on a link by the share of its bytes that crosses it.
 * P. Velho, L. M. Schnorr, H. Casanova and A. Legrand, "On the validity of flow-level TCP
   network models for grid and cloud simulations", *ACM Transactions on Modeling and
   Computer Simulation* 23(4), 2013: what a flow-level model (each transfer a fluid flow at
@@ -28,9 +29,8 @@ References
   accurate simulation of distributed applications and platforms", *Journal of Parallel
   and Distributed Computing* 74(10), 2014 (SimGrid): the flow-level, event-driven
   simulation the engine follows (:mod:`~nvlearn.sim.engine`), and SimGrid's lmm solver,
-  whose selective update (re-solve only the constraints an event modified) is the idea
-  behind the incremental re-solve of :mod:`~nvlearn.sim.repair` (which cites the earlier
-  SimGrid papers it follows).
+  whose selective update (re-solve only the constraints an event modified) the engine
+  follows by re-solving only the components a batch touched.
 * NVIDIA NCCL 2.30.7, ``src/graph/tuning.cc``: the tuning model whose constants
   (``baseLat``, ``hwLat``, ``llMaxBws``, ``nvlsEfficiency``) and protocol choice the
   ``"achievable"`` model uses; ``src/graph/topo.h`` and ``src/graph/topo.cc`` for its

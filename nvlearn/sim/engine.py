@@ -10,32 +10,35 @@ Model
   route is empty (src == dst) transfers instantly.
 * Events closer than a relative ``rtol`` are one batch; rates are recomputed once per batch,
   and only for the connected components (flows linked by shared links) the batch touched.
-  A flow's finish time is ``t_rate_change + remaining / rate``, so on an uncontended fabric
-  (one rate per flow) times equal the closed forms to rounding.
+  Flows frozen at the same bottleneck share one rate, so they are kept in *groups*
+  (:mod:`nvlearn.sim.groups`), one per constraint, each with a virtual clock (bytes served
+  per flow): a flow ends when its group's clock reaches its tag (the clock when it joined
+  plus its bytes left), so on an uncontended fabric times equal the closed forms to
+  rounding, and a rate change costs one update per group, not per flow.
 
 Data structures (all flat arrays)
 ---------------------------------
-* an indexed event heap (:mod:`nvlearn.sim.heap`): each op waits in it once, for its
-  transfer to start, then for it to end (moved in place when the flow's rate changes);
-* per link, a list of the flows crossing it (``lk_ent``): a few slots side by side with
-  the other links' (so the lists of a fabric stay in cache), moved once to a segment with
-  room for every op that ever crosses the link if they overflow; finished flows are
-  dropped lazily;
-* *slots*: state of the flows in progress (remaining bytes, rate, last update), reused.
+* an indexed event heap (:mod:`nvlearn.sim.heap`): each op waits in it once for its
+  transfer to start; each group with flows waits in it for its next flow's end (moved in
+  place when the group's rate or members change);
+* the groups (:class:`nvlearn.sim.groups.Groups`): level, clock and a pairing heap of
+  their flows' tags; per (group, constraint) the summed fractions of the group's flows
+  (:class:`nvlearn.sim.groups.Entries`), the only thing the solve reads;
+* *slots*: the flows in progress (op, route, bytes, start time), reused.
 
-No array is ever reallocated inside the event loop (but the incremental solver's scratch
-for a re-solved group, which doubles when it is outgrown): arrays sized by the op count
-are allocated uninitialised, so only the pages that concurrent flows use are touched.
+Arrays sized by the op count are allocated uninitialised, so only the pages that
+concurrent flows use are touched; the groups' entries grow (doubling) in the solve.
 
 Shape of the code
 -----------------
 :func:`run` takes the fabric and the ops as two named tuples of arrays (:class:`Fabric`,
 :class:`Ops`) and returns an :class:`Output`. Its state is a handful of named tuples
-(:class:`_Lists`, :class:`_Flows`, :class:`_Books`, :class:`_Queue`) plus two small
+(:class:`_Flows`, :class:`_Books`, :class:`_Queue`, and the groups') plus two small
 arrays of counters (``_I_*``, ``_F_*`` index them), so a helper can change a count in
 place. The per-event helpers are inlined into the batch loop (``inline="always"``):
-numba increfs every array of a call's arguments, which per event would cost more than
-the event.
+numba increfs every array of a call's arguments (and every array read out of a named
+tuple), which per event would cost more than the event; the solve's loops read arrays
+unpacked once.
 """
 
 from __future__ import annotations
@@ -45,19 +48,15 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import njit
-from . import bins, heap
-from .fairness import fill_components, solo_rates
-from .repair import certify, new_alloc, new_work, repair
+from . import bins, groups, heap
 
 __all__ = ["Fabric", "Ops", "Output", "run"]
 
 DEP_SENT = 1  # nvlearn.schedule.DEP_SENT; any other kind waits for the arrival
-#: Entries each link's flow list has before it moves to its spill segment.
-LIST_SLOTS = 8
-
 # counters kept in an int64 array (a helper changes them in place) ...
 _I_HEAP, _I_FREE, _I_USED, _I_ACTIVE, _I_DIRTY, _I_FRESH, _I_STACK, _I_STAMP = range(8)
-_I_EVENTS, _I_BATCHES = 8, 9
+_I_EVENTS, _I_BATCHES, _I_ENTRIES = 8, 9, 10
+_N_COUNTERS = 11
 # ... and the float ones: bin width (s), last timeline update (s), summed flow rates (B/s)
 _F_WIDTH, _F_T_AGG, _F_RATE = range(3)
 
@@ -106,33 +105,18 @@ class Output(NamedTuple):
     n_batches: int
 
 
-class _Lists(NamedTuple):
-    """Per link: its list of flows (``op << 32 | route entry``) and the batch stamps."""
-
-    base: np.ndarray
-    cap: np.ndarray
-    spill: np.ndarray
-    ent: np.ndarray
-    n: np.ndarray
-    dirty: np.ndarray         # stamp of the batch that last touched the link
-    seeds: np.ndarray         # the links touched in this batch
-    vis: np.ndarray           # scratch of the full re-solve
-
-
 class _Flows(NamedTuple):
-    """The transfers in progress, in reused slots."""
+    """The transfers in progress, in reused slots; the constraints touched in a batch."""
 
     op_slot: np.ndarray       # per op: its slot, -1 if not transferring
     op: np.ndarray
     path: np.ndarray
-    rem: np.ndarray           # bytes left at time t
-    rate: np.ndarray          # bytes/s since t
-    new: np.ndarray           # rate being computed
-    t: np.ndarray
-    vis: np.ndarray           # scratch of the full re-solve
-    frozen: np.ndarray
+    bytes: np.ndarray         # the op's bytes
+    t: np.ndarray             # start time
     free: np.ndarray          # stack of free slots
     fresh: np.ndarray         # slots started in this batch
+    dirty: np.ndarray         # per constraint: stamp of the batch that last touched it
+    seeds: np.ndarray         # the constraints touched in this batch
 
 
 class _Books(NamedTuple):
@@ -152,7 +136,8 @@ class _Books(NamedTuple):
 
 
 class _Queue(NamedTuple):
-    """Event heap, the ops to start within this batch, dependencies and op times."""
+    """Event heap (ops waiting to start, then groups waiting for their next end), the ops
+    to start within this batch, dependencies and op times."""
 
     h_t: np.ndarray
     h_op: np.ndarray
@@ -170,32 +155,22 @@ class _Queue(NamedTuple):
 
 
 @njit
-def _list_loads(n_links, comp_links, lk_base, lk_n, lk_ent, path_frac, op_slot, slot_new,
-                load):
-    """``load[lk]``: the summed ``frac * rate`` of the flows on each listed link's list."""
-    for j in range(n_links):
-        lk = comp_links[j]
-        new = 0.0
-        off = lk_base[lk]
-        for p in range(off, off + lk_n[lk]):
-            ent = lk_ent[p]
-            new += path_frac[ent & 0xFFFFFFFF] * slot_new[op_slot[ent >> 32]]
-        load[lk] = new
-
-
-@njit
-def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, link_new, lk_rate, lk_t, busy,
-                 timeline, width, slot_op, slot_rem, slot_rate, slot_new, slot_t, h_t, h_op,
-                 h_pos, n_heap):
-    """Close the constant-rate interval ending at ``tb`` on the links touched, install the
-    new link loads ``link_new`` and flow rates, and (re)schedule the flows' end times.
+def _apply(tb, n_c, n_g, capacity, gr, en, sc, n_ops, books, width, h_t, h_op, h_pos,
+           n_heap):
+    """After a solve at ``tb``: close the constant-load interval of each constraint whose
+    load changed (busy time, timeline), and reschedule the groups reached.
     Returns ``(n_heap, width, change)`` with ``change`` the change of the summed flow rates
     (bytes/s)."""
+    timeline, busy, lk_rate, lk_t = books.timeline, books.busy, books.lk_rate, books.lk_t
+    level, size, cseg, cw, cmeta = gr.level, gr.size, en.cseg, en.cw, en.cmeta
+    c_list, g_list, before = sc.c_list, sc.g_list, sc.before
     width = bins.fit(timeline, width, tb)
     n_bins = timeline.shape[1]
-    for j in range(n_links):
-        lk = comp_links[j]
-        new = link_new[lk]
+    for j in range(n_c):
+        lk = c_list[j]
+        new = 0.0
+        for p in range(cmeta[lk, 0], cmeta[lk, 0] + cmeta[lk, 2]):
+            new += cw[p] * level[cseg[p] & 0xFFFFFFFF]
         r = lk_rate[lk]
         if new == r:
             continue  # the link's load goes on unchanged: its books stay open
@@ -213,26 +188,26 @@ def _apply_rates(tb, n_links, n_slots, comp_links, comp_slots, link_new, lk_rate
         lk_t[lk] = tb
         lk_rate[lk] = new
     change = 0.0
-    for j in range(n_slots):
-        sl = comp_slots[j]
-        new = slot_new[sl]
-        old = slot_rate[sl]
-        if new == old:
-            continue
-        if old > 0.0:
-            rem = slot_rem[sl] - old * (tb - slot_t[sl])
-            slot_rem[sl] = rem if rem > 0.0 else 0.0
-            slot_t[sl] = tb
-        slot_rate[sl] = new
-        change += new - old
-        if new > 0.0:
-            t_end = slot_t[sl] + slot_rem[sl] / new if new < np.inf else slot_t[sl]
-            op = slot_op[sl]
-            if h_pos[op] >= 0:
-                heap.update(h_t, h_op, h_pos, n_heap, op, t_end)
+    for j in range(n_g):
+        g = g_list[j]
+        change += level[g] * size[g] - before[g]
+        key = np.int32(n_ops + g)
+        if size[g] > 0:
+            t_end = groups.next_end(g, gr)
+            if h_pos[key] >= 0:
+                heap.update(h_t, h_op, h_pos, n_heap, key, t_end)
             else:
-                n_heap = heap.push(h_t, h_op, h_pos, n_heap, t_end, op)
+                n_heap = heap.push(h_t, h_op, h_pos, n_heap, t_end, key)
+        elif h_pos[key] >= 0:
+            n_heap = _drop(h_t, h_op, h_pos, n_heap, key)
     return n_heap, width, change
+
+
+@njit
+def _drop(h_t, h_op, h_pos, n_heap, key):
+    """Take ``key`` out of the event heap; returns the new size."""
+    heap.update(h_t, h_op, h_pos, n_heap, key, -np.inf)
+    return heap.pop(h_t, h_op, h_pos, n_heap)[2]
 
 
 @njit
@@ -259,43 +234,11 @@ def _dependents(n_ops, dep_indptr, dep_op, dep_kind):
 
 
 @njit
-def _link_pool(n_links, op_path, path_indptr, path_link):
-    """Layout of the per-link flow lists: ``(lk_base, lk_cap, lk_spill, size)``.
-
-    List ``lk`` starts in ``LIST_SLOTS`` entries at ``lk_base = lk * LIST_SLOTS``; the
-    spill segment at ``lk_spill[lk]`` has room for every op that ever crosses the link.
-    """
-    ops_on_path = np.zeros(path_indptr.shape[0] - 1, np.int64)
-    for i in range(op_path.shape[0]):
-        ops_on_path[op_path[i]] += 1
-    crossing = np.zeros(n_links, np.int64)
-    for path in range(ops_on_path.shape[0]):
-        for e in range(path_indptr[path], path_indptr[path + 1]):
-            crossing[path_link[e]] += ops_on_path[path]
-    lk_base = np.arange(n_links) * LIST_SLOTS
-    lk_cap = np.full(n_links, LIST_SLOTS, np.int64)
-    lk_spill = np.empty(n_links, np.int64)
-    size = n_links * LIST_SLOTS
-    for lk in range(n_links):
-        lk_spill[lk] = size
-        size += crossing[lk]
-    return lk_base, lk_cap, lk_spill, size
-
-
-@njit
-def _new_lists(n_lk, ops, fabric):
-    base, cap, spill, pool_size = _link_pool(n_lk, ops.path, fabric.path_indptr,
-                                             fabric.path_link)
-    return _Lists(base, cap, spill, np.empty(pool_size, np.int64), np.zeros(n_lk, np.int64),
-                  np.zeros(n_lk, np.int64), np.empty(n_lk, np.int32), np.zeros(n_lk, np.int64))
-
-
-@njit
-def _new_flows(n_ops):
+def _new_flows(n_ops, n_lk):
     return _Flows(np.full(n_ops, -1, np.int32), np.empty(n_ops, np.int32),
-                  np.empty(n_ops, np.int32), np.empty(n_ops), np.empty(n_ops), np.empty(n_ops),
-                  np.empty(n_ops), np.zeros(n_ops, np.int64), np.zeros(n_ops, np.int64),
-                  np.empty(n_ops, np.int32), np.empty(n_ops, np.int32))
+                  np.empty(n_ops, np.int32), np.empty(n_ops), np.empty(n_ops),
+                  np.empty(n_ops, np.int32), np.empty(n_ops, np.int32),
+                  np.zeros(n_lk, np.int64), np.empty(n_lk, np.int32))
 
 
 @njit
@@ -306,188 +249,165 @@ def _new_books(n_lk, n_paths, n_part, n_bins):
 
 
 @njit
-def _new_queue(ops):
+def _new_queue(ops, n_groups):
     n_ops = ops.bytes.shape[0]
     out_ptr, out_op, out_kind, pending = _dependents(n_ops, ops.dep_indptr, ops.dep_op,
                                                      ops.dep_kind)
-    return _Queue(np.empty(n_ops), np.empty(n_ops, np.int32), np.full(n_ops, -1, np.int32),
+    n_keys = n_ops + n_groups
+    return _Queue(np.empty(n_keys), np.empty(n_keys, np.int32), np.full(n_keys, -1, np.int32),
                   np.empty(n_ops, np.int32), np.empty(n_ops), out_ptr, out_op, out_kind,
                   pending, np.zeros(n_ops), np.full(n_ops, np.nan), np.full(n_ops, np.nan),
                   np.full(n_ops, np.nan))
 
 
-@njit(inline="always")
-def _touch(lk, lists, cnt):
-    """Mark link ``lk`` as touched in this batch (once)."""
-    if lists.dirty[lk] != cnt[_I_STAMP]:
-        lists.dirty[lk] = cnt[_I_STAMP]
-        lists.seeds[cnt[_I_DIRTY]] = lk
-        cnt[_I_DIRTY] += 1
-
-
-@njit(inline="always")
-def _start(i, t, fabric, ops, lists, flows, books, alloc, cnt):
-    """Op ``i``'s transfer starts at ``t``: a slot, an entry in each link's list."""
-    path = ops.path[i]
-    if cnt[_I_FREE] > 0:
-        cnt[_I_FREE] -= 1
-        sl = flows.free[cnt[_I_FREE]]
-    else:
-        sl = cnt[_I_USED]
-        cnt[_I_USED] += 1
-    flows.op_slot[i] = sl
-    flows.op[sl] = i
-    flows.path[sl] = path
-    flows.rem[sl] = ops.bytes[i]
-    flows.rate[sl] = 0.0
-    flows.t[sl] = t
-    alloc.bn[sl] = -1
-    flows.fresh[cnt[_I_FRESH]] = sl
-    cnt[_I_FRESH] += 1
-    for e in range(fabric.path_indptr[path], fabric.path_indptr[path + 1]):
-        lk = fabric.path_link[e]
-        alloc.count[lk] += 1
-        n = lists.n[lk]
-        if n == lists.cap[lk]:  # outgrew its slots: move to the spill
-            lists.ent[lists.spill[lk]:lists.spill[lk] + n] = lists.ent[
-                lists.base[lk]:lists.base[lk] + n]
-            lists.base[lk] = lists.spill[lk]
-            lists.cap[lk] = lists.ent.shape[0]
-        lists.ent[lists.base[lk] + n] = (np.int64(i) << 32) | e
-        lists.n[lk] = n + 1
-        _touch(lk, lists, cnt)
-    cnt[_I_ACTIVE] += 1
-    s = ops.src[i]
-    if books.send_n[s] == 0:
-        books.send_t0[s] = t
-    books.send_n[s] += 1
-    d = ops.dst[i]
-    if books.recv_n[d] == 0:
-        books.recv_t0[d] = t
-    books.recv_n[d] += 1
-
-
-@njit(inline="always")
-def _finish(i, t, fabric, ops, lists, flows, books, alloc, cnt, rate):
-    """Op ``i``'s transfer ends at ``t``: its slot is freed, its links touched."""
-    sl = flows.op_slot[i]
-    path = ops.path[i]
-    rate[_F_RATE] -= flows.rate[sl]
-    cnt[_I_ACTIVE] -= 1
-    if cnt[_I_ACTIVE] == 0:
-        rate[_F_RATE] = 0.0
-    books.path_bytes[path] += ops.bytes[i]
-    if alloc.bn[sl] >= 0:
-        alloc.n_bn[alloc.bn[sl]] -= 1
-    for e in range(fabric.path_indptr[path], fabric.path_indptr[path + 1]):
-        lk = fabric.path_link[e]
-        alloc.count[lk] -= 1
-        alloc.load[lk] -= fabric.path_frac[e] * flows.rate[sl]
-        _touch(lk, lists, cnt)
-    flows.op_slot[i] = -1
-    flows.free[cnt[_I_FREE]] = sl
-    cnt[_I_FREE] += 1
-    s = ops.src[i]
-    books.send_n[s] -= 1
-    if books.send_n[s] == 0:
-        books.send_busy[s] += t - books.send_t0[s]
-    d = ops.dst[i]
-    books.recv_n[d] -= 1
-    if books.recv_n[d] == 0:
-        books.recv_busy[d] += t - books.recv_t0[d]
-
-
-@njit(inline="always")
-def _release(i, t, horizon, fabric, ops, q, cnt):
-    """Op ``i`` is sent at ``t``: release the ops waiting for it (sent: now; arrival: after
-    the route latency); those that start within the batch go on its stack."""
-    q.sent[i] = t
-    q.end[i] = t + fabric.path_latency[ops.path[i]]
-    for k in range(q.out_ptr[i], q.out_ptr[i + 1]):
-        j = q.out_op[k]
-        tj = t if q.out_kind[k] == DEP_SENT else q.end[i]
-        if tj > q.ready[j]:
-            q.ready[j] = tj
-        q.pending[j] -= 1
-        if q.pending[j] == 0:
-            ts = q.ready[j] + ops.delay[j]
-            if ts <= horizon:
-                q.stack_op[cnt[_I_STACK]] = j
-                q.stack_t[cnt[_I_STACK]] = ts
-                cnt[_I_STACK] += 1
-            else:
-                cnt[_I_HEAP] = heap.push(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP], ts, j)
-
-
 @njit
-def _batch(horizon, fabric, ops, lists, flows, books, q, alloc, cnt, rate):
+def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
     """Every event up to ``horizon``: ops released within the batch first, then the heap.
-    One function, not one per kind of event, so nothing is called per event."""
+    Transfer starts join no group yet (the solve places them); a group's next flow ending
+    leaves its group, frees its slot and releases the ops waiting for it. One function,
+    reading every array out of its named tuple once: numba increfs an array each time one
+    is read out of a tuple, which per event would cost more than the event."""
+    indptr, link, frac, latency = (fabric.path_indptr, fabric.path_link, fabric.path_frac,
+                                   fabric.path_latency)
+    op_bytes, op_delay, op_path, op_src, op_dst = ops.bytes, ops.delay, ops.path, ops.src, \
+        ops.dst
+    op_slot, slot_op, slot_path, slot_bytes, slot_t, free, fresh, dirty, seeds = flows
+    path_bytes, send_n, recv_n, send_t0, recv_t0, send_busy, recv_busy = (
+        books.path_bytes, books.send_n, books.recv_n, books.send_t0, books.recv_t0,
+        books.send_busy, books.recv_busy)
+    (h_t, h_op, h_pos, stack_op, stack_t, out_ptr, out_op, out_kind, pending, ready, start,
+     sent, end) = q
+    level, clock, clock_t, size, root, grp, tag, ph = gr
+    ids, pos, bucket, efree, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta = en
+    n_ops = op_bytes.shape[0]
+    stamp = cnt[_I_STAMP]
     while True:
         if cnt[_I_STACK] > 0:
             cnt[_I_STACK] -= 1
-            i = q.stack_op[cnt[_I_STACK]]
-            t = q.stack_t[cnt[_I_STACK]]
-        elif cnt[_I_HEAP] > 0 and q.h_t[0] <= horizon:
-            t, i, n_heap = heap.pop(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP])
-            cnt[_I_HEAP] = n_heap
+            i = stack_op[cnt[_I_STACK]]
+            t = stack_t[cnt[_I_STACK]]
+        elif cnt[_I_HEAP] > 0 and h_t[0] <= horizon:
+            i = h_op[0]
+            t = h_t[0]
+            if i < n_ops:
+                cnt[_I_HEAP] = heap.pop(h_t, h_op, h_pos, cnt[_I_HEAP])[2]
         else:
             return
         cnt[_I_EVENTS] += 1
-        path = ops.path[i]
-        routed = fabric.path_indptr[path] < fabric.path_indptr[path + 1]
-        if flows.op_slot[i] < 0:  # the op's transfer starts
-            q.start[i] = t
-            if routed:
-                _start(i, t, fabric, ops, lists, flows, books, alloc, cnt)
+        if i >= n_ops:  # group g's next flow ends: the root of its heap
+            g = i - n_ops
+            sl = root[g]
+            i = slot_op[sl]
+            path = op_path[i]
+            groups.leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, pos,
+                         bucket, efree, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta)
+            for e in range(indptr[path], indptr[path + 1]):
+                c = link[e]
+                if dirty[c] != stamp:
+                    dirty[c] = stamp
+                    seeds[cnt[_I_DIRTY]] = c
+                    cnt[_I_DIRTY] += 1
+            key = np.int32(n_ops + g)
+            if size[g] > 0:  # it stays in the heap for its next end
+                heap.update(h_t, h_op, h_pos, cnt[_I_HEAP], key,
+                            clock_t[g] + (tag[root[g]] - clock[g]) / level[g])
+            else:
+                heap.update(h_t, h_op, h_pos, cnt[_I_HEAP], key, -np.inf)
+                cnt[_I_HEAP] = heap.pop(h_t, h_op, h_pos, cnt[_I_HEAP])[2]
+            rate[_F_RATE] -= level[g]
+            cnt[_I_ACTIVE] -= 1
+            cnt[_I_ENTRIES] -= indptr[path + 1] - indptr[path]
+            if cnt[_I_ACTIVE] == 0:
+                rate[_F_RATE] = 0.0
+            path_bytes[path] += op_bytes[i]
+            op_slot[i] = -1
+            free[cnt[_I_FREE]] = sl
+            cnt[_I_FREE] += 1
+            s = op_src[i]
+            send_n[s] -= 1
+            if send_n[s] == 0:
+                send_busy[s] += t - send_t0[s]
+            d = op_dst[i]
+            recv_n[d] -= 1
+            if recv_n[d] == 0:
+                recv_busy[d] += t - recv_t0[d]
+        else:  # op i's transfer starts
+            start[i] = t
+            path = op_path[i]
+            if indptr[path] < indptr[path + 1]:
+                if cnt[_I_FREE] > 0:
+                    cnt[_I_FREE] -= 1
+                    sl = free[cnt[_I_FREE]]
+                else:
+                    sl = cnt[_I_USED]
+                    cnt[_I_USED] += 1
+                op_slot[i] = sl
+                slot_op[sl] = i
+                slot_path[sl] = path
+                slot_bytes[sl] = op_bytes[i]
+                slot_t[sl] = t
+                grp[sl] = -1
+                fresh[cnt[_I_FRESH]] = sl
+                cnt[_I_FRESH] += 1
+                for e in range(indptr[path], indptr[path + 1]):
+                    c = link[e]
+                    if dirty[c] != stamp:
+                        dirty[c] = stamp
+                        seeds[cnt[_I_DIRTY]] = c
+                        cnt[_I_DIRTY] += 1
+                cnt[_I_ACTIVE] += 1
+                cnt[_I_ENTRIES] += indptr[path + 1] - indptr[path]
+                s = op_src[i]
+                if send_n[s] == 0:
+                    send_t0[s] = t
+                send_n[s] += 1
+                d = op_dst[i]
+                if recv_n[d] == 0:
+                    recv_t0[d] = t
+                recv_n[d] += 1
                 continue
             # an empty route (src == dst): the transfer ends as it starts
-        else:
-            _finish(i, t, fabric, ops, lists, flows, books, alloc, cnt, rate)
-        _release(i, t, horizon, fabric, ops, q, cnt)
+        # op i is sent at t: release the ops waiting for it (sent: now; arrival: after the
+        # route latency); those that start within the batch go on its stack
+        sent[i] = t
+        end[i] = t + latency[op_path[i]]
+        for k in range(out_ptr[i], out_ptr[i + 1]):
+            j = out_op[k]
+            tj = t if out_kind[k] == DEP_SENT else end[i]
+            if tj > ready[j]:
+                ready[j] = tj
+            pending[j] -= 1
+            if pending[j] == 0:
+                ts = ready[j] + op_delay[j]
+                if ts <= horizon:
+                    stack_op[cnt[_I_STACK]] = j
+                    stack_t[cnt[_I_STACK]] = ts
+                    cnt[_I_STACK] += 1
+                else:
+                    cnt[_I_HEAP] = heap.push(h_t, h_op, h_pos, cnt[_I_HEAP], ts, j)
 
 
 @njit
-def _resolve(t0, fabric, lists, flows, books, q, alloc, work, sub, scratch, cnt, rate,
-             repair_share):
-    """New rates after a batch: the incremental repair, or (if it gives up, or
-    ``repair_share`` is 0) a full re-solve of the touched components; then the books.
-    Returns the repair's scratch ``sub``."""
-    comp_links, comp_slots, solo, weight, load, unfrozen = scratch
-    n_dirty, stamp = cnt[_I_DIRTY], cnt[_I_STAMP]
-    nl, ns = 0, -1
-    if repair_share > 0.0:
-        nl, ns, sub = repair(lists.seeds, n_dirty, flows.fresh, cnt[_I_FRESH], stamp,
-                             fabric.capacity, lists.base, lists.n, lists.ent, flows.op_slot,
-                             flows.path, flows.rate, flows.new, fabric.path_indptr,
-                             fabric.path_link, fabric.path_frac, alloc, work, sub, comp_links,
-                             comp_slots, int(repair_share * cnt[_I_ACTIVE]))
-    if ns < 0:
-        nl, ns = fill_components(lists.seeds, n_dirty, stamp, fabric.capacity, lists.base,
-                                 lists.n, lists.ent, lists.vis, flows.op_slot, flows.path,
-                                 flows.vis, fabric.path_indptr, fabric.path_link,
-                                 fabric.path_frac, solo, comp_links, comp_slots, flows.new,
-                                 alloc.bn, flows.frozen, weight, load, unfrozen)
-        _list_loads(nl, comp_links, lists.base, lists.n, lists.ent, fabric.path_frac,
-                    flows.op_slot, flows.new, alloc.load)
-        certify(nl, comp_links, ns, comp_slots, flows.path, flows.new, fabric.path_indptr,
-                fabric.path_link, fabric.path_frac, fabric.capacity, alloc)
-    cnt[_I_HEAP], rate[_F_WIDTH], change = _apply_rates(
-        t0, nl, ns, comp_links, comp_slots, alloc.load, books.lk_rate, books.lk_t, books.busy,
-        books.timeline, rate[_F_WIDTH], flows.op, flows.rem, flows.rate, flows.new, flows.t,
+def _resolve(t0, fabric, flows, books, q, gr, en, sc, cnt, rate):
+    """New rates after a batch (:func:`nvlearn.sim.groups.solve`), then the books.
+    Returns the entries (a larger copy if they outgrew theirs)."""
+    n_c, n_g, en = groups.solve(flows.seeds, cnt[_I_DIRTY], flows.fresh, cnt[_I_FRESH], t0,
+                                fabric.capacity, fabric.path_indptr, fabric.path_link,
+                                fabric.path_frac, flows.path, flows.t, flows.bytes,
+                                cnt[_I_ENTRIES], gr, en, sc)
+    cnt[_I_HEAP], rate[_F_WIDTH], change = _apply(
+        t0, n_c, n_g, fabric.capacity, gr, en, sc, q.start.shape[0], books, rate[_F_WIDTH],
         q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP])
     rate[_F_RATE] += change
-    return sub
+    return en
 
 
 @njit
-def run(fabric, ops, n_bins, bin_width, rtol, repair_share):
+def run(fabric, ops, n_bins, bin_width, rtol):
     """Run the ops to completion on the fabric; see the module docstring for the model.
 
     ``n_bins`` and ``bin_width`` (s) start the timeline; events closer than ``rtol``
-    (relative) are one batch; ``repair_share`` is the largest share of the flows in
-    progress an incremental re-solve may touch (0: always re-solve components whole).
-    Returns an :class:`Output`.
+    (relative) are one batch. Returns an :class:`Output`.
 
     Parameters
     ----------
@@ -509,10 +429,6 @@ def run(fabric, ops, n_bins, bin_width, rtol, repair_share):
         Events within ``rtol * |t|`` of the earliest pending time ``t`` are one batch
         (relative, >= 0; :data:`nvlearn.sim.api.BATCH_RTOL` by default in
         :func:`~nvlearn.sim.simulate`).
-    repair_share : float
-        Largest share of the flows in progress (0 to 1) the incremental re-solve
-        (:func:`nvlearn.sim.repair.repair`) may grow to; 0 always re-solves the touched
-        components whole.
 
     Returns
     -------
@@ -523,17 +439,13 @@ def run(fabric, ops, n_bins, bin_width, rtol, repair_share):
         send and receive busy seconds, and the event and batch counts.
     """
     n_ops, n_lk = ops.bytes.shape[0], fabric.capacity.shape[0]
-    lists = _new_lists(n_lk, ops, fabric)
-    flows = _new_flows(n_ops)
+    flows = _new_flows(n_ops, n_lk)
     books = _new_books(n_lk, fabric.path_indptr.shape[0] - 1, ops.n_participants, n_bins)
-    q = _new_queue(ops)
-    alloc, work = new_alloc(n_lk, n_ops), new_work(n_lk, n_ops)
-    sub = np.empty(4 * n_lk + 64, np.int64)
-    scratch = (np.empty(n_lk, np.int32), np.empty(n_ops, np.int32),
-               solo_rates(fabric.capacity, fabric.path_indptr, fabric.path_link,
-                          fabric.path_frac), np.empty(n_lk), np.empty(n_lk),
-               np.empty(n_lk, np.int64))
-    cnt = np.zeros(10, np.int64)
+    q = _new_queue(ops, n_lk)
+    gr = groups.new_groups(n_lk, n_ops)
+    en = groups.new_entries(64, n_lk, 0)
+    sc = groups.new_scratch(n_lk, n_ops)
+    cnt = np.zeros(_N_COUNTERS, np.int64)
     rate = np.array([bin_width, 0.0, 0.0])
     for i in range(n_ops):
         if q.pending[i] == 0:
@@ -551,11 +463,10 @@ def run(fabric, ops, n_bins, bin_width, rtol, repair_share):
             rate[_F_T_AGG] = t0
         cnt[_I_DIRTY] = 0
         cnt[_I_FRESH] = 0
-        _batch(t0 + rtol * abs(t0), fabric, ops, lists, flows, books, q, alloc, cnt, rate)
+        _batch(t0 + rtol * abs(t0), fabric, ops, flows, books, q, gr, en, cnt, rate)
         if cnt[_I_DIRTY] > 0:
             cnt[_I_BATCHES] += 1
-            sub = _resolve(t0, fabric, lists, flows, books, q, alloc, work, sub, scratch, cnt,
-                           rate, repair_share)
+            en = _resolve(t0, fabric, flows, books, q, gr, en, sc, cnt, rate)
     return _output(fabric, books, q, cnt, rate[_F_WIDTH])
 
 

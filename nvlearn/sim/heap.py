@@ -13,7 +13,7 @@ from .._jit import njit
 __all__ = ["pop", "push", "update"]
 
 
-@njit
+@njit(inline="always")
 def _sift_up(times, ops, pos, i, t, op):
     while i > 0:
         parent = (i - 1) >> 1
@@ -28,7 +28,7 @@ def _sift_up(times, ops, pos, i, t, op):
     pos[op] = i
 
 
-@njit
+@njit(inline="always")
 def _sift_down(times, ops, pos, n, i, t, op):
     while True:
         c = 2 * i + 1
@@ -47,7 +47,7 @@ def _sift_down(times, ops, pos, n, i, t, op):
     pos[op] = i
 
 
-@njit
+@njit(inline="always")
 def push(times, ops, pos, n, t, op):
     """Insert ``op`` at time ``t`` into a heap of ``n`` entries; returns ``n + 1``.
 
@@ -75,7 +75,7 @@ def push(times, ops, pos, n, t, op):
     return n + 1
 
 
-@njit
+@njit(inline="always")
 def pop(times, ops, pos, n):
     """Remove the earliest entry; returns ``(t, op, n - 1)``. ``n`` must be > 0.
 
@@ -108,7 +108,7 @@ def pop(times, ops, pos, n):
     return t, op, n
 
 
-@njit
+@njit(inline="always")
 def update(times, ops, pos, n, op, t):
     """Move ``op`` (in the heap) to time ``t``.
 

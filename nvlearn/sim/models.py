@@ -313,12 +313,15 @@ def _tuning(topology, collective: str, n_ranks: int, nccl_algorithm: str):
         return str(err)
 
 
-def _ll_cap(topology, n_ranks: int, model: specs.NCCLModel) -> float:
+@functools.lru_cache(maxsize=256)
+def _ll_cap(topology, n_ranks: int) -> float:
+    """NCCL's ``llMaxBws`` cap per GPU for ``n_ranks`` GPUs of ``topology`` (cached per
+    topology, like :func:`_tuning`: reading the fabric NCCL would see takes ~0.2 ms)."""
     from ..tuner import nccl
 
     f = nccl.fabric_from_topology(topology, n_ranks)
     row = f.architecture if f.n_nodes == 1 else nccl.LL_CPU_ROW[f.cpu]
-    return model.bw_cap("ll_max_bws", row, f.n_nodes)
+    return specs.nccl().bw_cap("ll_max_bws", row, f.n_nodes)
 
 
 def achievable_capacity(topology, capacity: np.ndarray, protocol: str, nccl_algorithm: str,
@@ -374,7 +377,7 @@ def achievable_capacity(topology, capacity: np.ndarray, protocol: str, nccl_algo
         [fractions[k] for k in range(len(LINK_KIND_NAMES))])[kinds]
     if protocol != "ll":
         return out, None
-    cap = _ll_cap(topology, int(n_ranks), m)
+    cap = _ll_cap(topology, int(n_ranks))
     node_kind = np.asarray(topology.node_kind)
     for end in (np.asarray(topology.link_src), np.asarray(topology.link_dst)):
         at_gpu = node_kind[end] == NODE_GPU

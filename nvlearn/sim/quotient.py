@@ -65,7 +65,6 @@ from ..topology.symmetry import (
 from ..units import format_bytes, format_rate, format_time
 from .api import (
     BATCH_RTOL,
-    REPAIR_SHARE,
     _check_args,
     _check_finished,
     _check_routes,
@@ -536,7 +535,7 @@ def simulate_compact(topology, compact: CompactSchedule, *, model: str = DEFAULT
         out = run(Fabric(merged.capacity, merged.indptr, merged.link, merged.frac, latency),
                   ops, int(timeline_bins), _first_width(op_bytes, cls_capacity,
                                                         int(timeline_bins)),
-                  BATCH_RTOL, REPAIR_SHARE)
+                  BATCH_RTOL)
         timings["engine"] = _time.perf_counter() - t_engine
         timings["engine_cpu"] = _time.thread_time() - cpu_engine
     finally:
