@@ -197,10 +197,11 @@ def _meld(a, b, tag, ph):
     return a
 
 
-@njit(inline="always")
+@njit
 def _merge_pairs(first, tag, ph):
     """The two-pass pairing of a sibling list; returns its root. (The melds are written out:
-    an inlined call still increfs its array arguments, once per pair.)"""
+    an inlined call still increfs its array arguments, once per pair; and this is one
+    function, not inlined, so that it is compiled once.)"""
     acc = -1
     x = first
     while x >= 0:
@@ -510,7 +511,7 @@ def next_end(g, gr):
 # ---------------------------------------------------------------- the solve
 
 
-@njit(inline="always")
+@njit
 def _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path, fr_ptr,
                          c_rank):
     """The new flows' route entries (``slot << 32 | entry``) grouped by constraint (CSR over
@@ -670,7 +671,10 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
     for j in range(n_c):
         c = c_list[j]
         if left[c] > 0:
-            n_heap = heap.push(h_t, h_c, h_pos, n_heap, capacity[c] / weight[c], np.int32(c))
+            h_t[n_heap] = capacity[c] / weight[c]
+            h_c[n_heap] = c
+            n_heap += 1
+    n_heap = heap.heapify(h_t, h_c, h_pos, n_heap)
     unfrozen = 0  # flows: once all are frozen, the constraints left in the heap are not
     for j in range(n_g):  # looked at (most of a fabric's never saturate)
         unfrozen += size[g_list[j]]
