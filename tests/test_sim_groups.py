@@ -194,3 +194,20 @@ def test_an_uneven_all_to_all_on_the_pod_equals_a_full_re_solve():
     np.testing.assert_allclose(res.op_sent, want["sent"], rtol=1e-10)
     np.testing.assert_allclose(res.link_busy_time, want["busy"], rtol=1e-10, atol=1e-15)
     np.testing.assert_allclose(res.link_bytes, want["link_bytes"], rtol=1e-10, atol=1e-3)
+
+
+def test_heapify_builds_a_heap_that_pops_in_order():
+    from nvlearn.sim import heap
+
+    rng = np.random.default_rng(3)
+    times = rng.uniform(0.0, 1.0, 50)
+    ops = rng.permutation(50).astype(np.int32)
+    pos = np.full(50, -1, np.int32)
+    want = np.sort(times)
+    n = heap.heapify(times, ops, pos, 50)
+    assert all(ops[pos[op]] == op for op in range(50))
+    got = []
+    while n:
+        t, _, n = heap.pop(times, ops, pos, n)
+        got.append(t)
+    np.testing.assert_array_equal(got, want)

@@ -1,4 +1,4 @@
-"""Weighted max-min fair rates by progressive filling (numba), as the engine uses them.
+"""Weighted max-min fair rates by progressive filling (numba), flow by flow.
 
 A *flow* crosses links ``l`` carrying a fraction ``frac_l`` of its bytes (a multipath route
 is one fluid flow: its load on link ``l`` is ``frac_l * rate``). Progressive filling raises
@@ -8,11 +8,12 @@ the max-min fair allocation: no link is over capacity, and every flow crosses a 
 link on which no other flow gets a higher rate (its *bottleneck*).
 
 Flows that share no link, even indirectly, do not affect each other, so
-:func:`fill_components` fills each connected component of the flow-link graph on its own:
-the engine recomputes only the components an event touched, and a component of one flow
-costs only that flow's route.
+:func:`fill_components` fills each connected component of the flow-link graph on its own,
+and a component of one flow costs only that flow's route.
 
-:func:`max_min_rates` runs the same kernel on a plain list of routes.
+:func:`max_min_rates` runs the same kernel on a plain list of routes: the reference the
+engine is tested against. The engine itself fills bottleneck groups of flows, not flows
+(:mod:`nvlearn.sim.groups`), with the same result.
 """
 
 from __future__ import annotations

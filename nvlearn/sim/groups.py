@@ -14,17 +14,20 @@ heap on their tags, so
 * only flows that *change group* (their bottleneck moved) are touched one by one.
 
 The solve works on groups. Per (group, constraint) the engine keeps the summed fractions
-and the count of the group's flows crossing the constraint (:class:`Entries`: a pool of
-entries, each on its group's row list, its constraint's column list and a hash chain).
-:func:`solve` re-solves the connected components (constraints linked by the groups and new
-flows crossing them) that a batch of starts and ends touched, by progressive filling with
-groups as the units: when constraint ``c`` saturates, its own group freezes whole, the
-other unfrozen groups crossing it hand it the flows that cross it (all of them, or a split),
-and the new flows crossing it join it. The result is the progressive filling of the flows
-themselves, so it equals a full re-solve to rounding (``tests/test_sim_groups.py`` compares
-it with one on random instances). Its cost is the number of (group, constraint) pairs of
-the component, not the number of flows: on the 256-GPU pod's uneven all-to-all about 10 k
-pairs for 65 k flows.
+and the count of the group's flows crossing the constraint (:class:`Entries`: each group's
+row and each constraint's column a contiguous segment of a pool, a hash table to find an
+entry). :func:`solve` re-solves the connected components (constraints linked by the groups
+and new flows crossing them) that a batch of starts and ends touched, by progressive
+filling with groups as the units: when constraint ``c`` saturates, its own group freezes
+whole, the other unfrozen groups crossing it hand it the flows that cross it (all of them,
+or a split), and the new flows crossing it join it. A group whose own constraint saturates
+at the same level (to :data:`TIE`) keeps its flows rather than handing them over, so ties
+do not move flows back and forth at every re-solve. The result is the progressive filling
+of the flows themselves, so it equals a full re-solve to rounding (and to ``TIE`` where two
+constraints tie; ``tests/test_sim_groups.py`` compares it with one after every batch, on
+random instances). Its cost is the number of (group, constraint) pairs of the component,
+not the number of flows: on the 256-GPU pod's uneven all-to-all about 10 k pairs for 65 k
+flows.
 
 References
 ----------
@@ -197,10 +200,11 @@ def _meld(a, b, tag, ph):
     return a
 
 
-@njit(inline="always")
+@njit
 def _merge_pairs(first, tag, ph):
     """The two-pass pairing of a sibling list; returns its root. (The melds are written out:
-    an inlined call still increfs its array arguments, once per pair.)"""
+    an inlined call still increfs its array arguments, once per pair; and this is one
+    function, not inlined, so that it is compiled once.)"""
     acc = -1
     x = first
     while x >= 0:
@@ -510,7 +514,7 @@ def next_end(g, gr):
 # ---------------------------------------------------------------- the solve
 
 
-@njit(inline="always")
+@njit
 def _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path, fr_ptr,
                          c_rank):
     """The new flows' route entries (``slot << 32 | entry``) grouped by constraint (CSR over
@@ -670,7 +674,10 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
     for j in range(n_c):
         c = c_list[j]
         if left[c] > 0:
-            n_heap = heap.push(h_t, h_c, h_pos, n_heap, capacity[c] / weight[c], np.int32(c))
+            h_t[n_heap] = capacity[c] / weight[c]
+            h_c[n_heap] = c
+            n_heap += 1
+    n_heap = heap.heapify(h_t, h_c, h_pos, n_heap)
     unfrozen = 0  # flows: once all are frozen, the constraints left in the heap are not
     for j in range(n_g):  # looked at (most of a fabric's never saturate)
         unfrozen += size[g_list[j]]

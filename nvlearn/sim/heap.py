@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from .._jit import njit
 
-__all__ = ["pop", "push", "update"]
+__all__ = ["heapify", "pop", "push", "update"]
 
 
-@njit(inline="always")
+@njit
 def _sift_up(times, ops, pos, i, t, op):
     while i > 0:
         parent = (i - 1) >> 1
@@ -28,7 +28,7 @@ def _sift_up(times, ops, pos, i, t, op):
     pos[op] = i
 
 
-@njit(inline="always")
+@njit
 def _sift_down(times, ops, pos, n, i, t, op):
     while True:
         c = 2 * i + 1
@@ -47,7 +47,7 @@ def _sift_down(times, ops, pos, n, i, t, op):
     pos[op] = i
 
 
-@njit(inline="always")
+@njit
 def push(times, ops, pos, n, t, op):
     """Insert ``op`` at time ``t`` into a heap of ``n`` entries; returns ``n + 1``.
 
@@ -75,7 +75,7 @@ def push(times, ops, pos, n, t, op):
     return n + 1
 
 
-@njit(inline="always")
+@njit
 def pop(times, ops, pos, n):
     """Remove the earliest entry; returns ``(t, op, n - 1)``. ``n`` must be > 0.
 
@@ -108,7 +108,7 @@ def pop(times, ops, pos, n):
     return t, op, n
 
 
-@njit(inline="always")
+@njit
 def update(times, ops, pos, n, op, t):
     """Move ``op`` (in the heap) to time ``t``.
 
@@ -138,3 +138,31 @@ def update(times, ops, pos, n, op, t):
     else:
         _sift_down(times, ops, pos, n, i, t, op)
 
+
+
+@njit
+def heapify(times, ops, pos, n):
+    """Make the first ``n`` entries of ``times`` / ``ops`` a heap in place, in O(n) (instead
+    of ``n`` pushes in O(n log n)); ``pos`` is set for every op among them.
+
+    Parameters
+    ----------
+    times : ndarray of float64
+        Entries' times, seconds, in any order.
+    ops : ndarray of int
+        Entries' op indices (each once).
+    pos : ndarray of int
+        Each op's place in the heap; set for the ``n`` ops.
+    n : int
+        The number of entries, ``0 <= n <= len(times)``.
+
+    Returns
+    -------
+    int
+        ``n``, the heap's size.
+    """
+    for i in range(n):
+        pos[ops[i]] = i
+    for i in range(n // 2 - 1, -1, -1):
+        _sift_down(times, ops, pos, n, i, times[i], ops[i])
+    return n
