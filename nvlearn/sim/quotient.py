@@ -75,7 +75,7 @@ from .api import (
 from .constraints import merge_equivalent_links
 from .engine import Fabric, Ops, run
 from .models import DEFAULT_MODEL, achievable_inputs
-from .result import HotLink, Timeline
+from .result import HotLink, Timeline, _Headline
 
 __all__ = ["EQUIVARIANCE_SAMPLE", "CompactResult", "LinkClass", "quotient_routes",
            "simulate_compact"]
@@ -109,7 +109,7 @@ class LinkClass:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class CompactResult:
+class CompactResult(_Headline):
     """A compact schedule's run: per class of links and of participants, and in total.
 
     Produced by :func:`simulate_compact`; arrays are read-only. Times in seconds, bytes in
@@ -189,30 +189,6 @@ class CompactResult:
     def n_classes(self) -> int:
         """Link classes crossed or not (one per orbit of links)."""
         return int(self.links.rep.size)
-
-    @property
-    def algbw(self) -> float:
-        """nccl-tests algorithm bandwidth, bytes/s."""
-        from ..collectives.metrics import algbw
-
-        return algbw(self.schedule.nccl_size, self.time)
-
-    @property
-    def busbw(self) -> float:
-        """nccl-tests bus bandwidth, bytes/s."""
-        from ..collectives.metrics import busbw
-
-        s = self.schedule
-        return busbw(s.collective, s.nccl_size, s.n_ranks, self.time)
-
-    @property
-    def model_label(self) -> str:
-        """Which model made the numbers: ``"achievable (NCCL Ring/LL)"``, ``"wire"``."""
-        if self.model_detail is None:
-            return self.model
-        d = self.model_detail
-        proto = {"ll": "LL", "ll128": "LL128", "simple": "Simple"}[d.protocol]
-        return f"{self.model} (NCCL {d.nccl_algorithm}/{proto})"
 
     # ------------------------------------------------------------------ per link, per rank
     @property

@@ -70,8 +70,37 @@ class HotLink(NamedTuple):
     busy_time: float
 
 
+class _Headline:
+    """The headline figures of a simulated schedule, shared by :class:`SimResult` and the
+    compact form's result: which model made them, and nccl-tests' algbw / busbw."""
+
+    @property
+    def model_label(self) -> str:
+        """Which model made the numbers, for labels: ``"achievable (NCCL Ring/LL)"``, ``"wire"``."""
+        if self.model_detail is None:
+            return self.model
+        d = self.model_detail
+        proto = {"ll": "LL", "ll128": "LL128", "simple": "Simple"}[d.protocol]
+        return f"{self.model} (NCCL {d.nccl_algorithm}/{proto})"
+
+    @property
+    def algbw(self) -> float:
+        """nccl-tests algorithm bandwidth, bytes/s: the schedule's size / time."""
+        from ..collectives.metrics import algbw
+
+        return algbw(self.schedule.nccl_size, self.time)
+
+    @property
+    def busbw(self) -> float:
+        """nccl-tests bus bandwidth, bytes/s: algbw x the collective's factor."""
+        from ..collectives.metrics import busbw
+
+        s = self.schedule
+        return busbw(s.collective, s.nccl_size, s.n_ranks, self.time)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
-class SimResult:
+class SimResult(_Headline):
     """A schedule's run on a fabric: times per op, traffic per link and rank, a timeline.
 
     Produced by :func:`nvlearn.sim.simulate`; every array is read-only. Times are seconds
@@ -145,34 +174,12 @@ class SimResult:
                 _frozen(value)
 
     # ------------------------------------------------------------------ headline figures
-    @property
-    def model_label(self) -> str:
-        """Which model made the numbers, for labels: ``"achievable (NCCL Ring/LL)"``, ``"wire"``."""
-        if self.model_detail is None:
-            return self.model
-        d = self.model_detail
-        proto = {"ll": "LL", "ll128": "LL128", "simple": "Simple"}[d.protocol]
-        return f"{self.model} (NCCL {d.nccl_algorithm}/{proto})"
 
     @property
     def n_ops(self) -> int:
         """Number of ops run."""
         return int(self.op_start.size)
 
-    @property
-    def algbw(self) -> float:
-        """nccl-tests algorithm bandwidth, bytes/s: the schedule's size / time."""
-        from ..collectives.metrics import algbw
-
-        return algbw(self.schedule.nccl_size, self.time)
-
-    @property
-    def busbw(self) -> float:
-        """nccl-tests bus bandwidth, bytes/s: algbw x the collective's factor."""
-        from ..collectives.metrics import busbw
-
-        s = self.schedule
-        return busbw(s.collective, s.nccl_size, s.n_ranks, self.time)
 
     @property
     def link_utilisation(self) -> np.ndarray:
