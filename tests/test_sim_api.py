@@ -193,6 +193,26 @@ def test_hottest_links_and_summary():
     assert "SimResult" in repr(res) and "busbw" in repr(res)
 
 
+def test_heat_order_ignores_the_last_bits_of_a_tie():
+    """Equal utilisations that differ by rounding rank by bytes, then index, on any machine."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from nvlearn.sim.result import heat_order
+
+    @given(st.lists(st.sampled_from([0.25, 0.5, 0.865]), min_size=1, max_size=12),
+           st.lists(st.integers(-4, 4), min_size=12, max_size=12), st.data())
+    def check(levels, ulps, data):
+        util = np.array(levels)
+        nbytes = np.array(data.draw(st.lists(st.sampled_from([1e6, 2e6]), min_size=util.size,
+                                             max_size=util.size)))
+        noisy = util * (1 + np.array(ulps[: util.size]) * np.finfo(float).eps)
+        expected = sorted(range(util.size), key=lambda i: (-util[i], -nbytes[i], i))
+        assert heat_order(noisy, nbytes).tolist() == expected
+
+    check()
+
+
 def test_timings_are_reported():
     res = simulate(Star(4, B), two_flows(), model="wire")
     assert set(res.timings) == {"routes", "engine", "engine_cpu"}

@@ -75,7 +75,7 @@ from .api import (
 from .constraints import merge_equivalent_links
 from .engine import Fabric, Ops, run
 from .models import DEFAULT_MODEL, achievable_inputs
-from .result import HotLink, Timeline, _Headline
+from .result import HotLink, Timeline, _Headline, heat_order
 
 __all__ = ["EQUIVARIANCE_SAMPLE", "CompactResult", "LinkClass", "quotient_routes",
            "simulate_compact"]
@@ -255,7 +255,7 @@ class CompactResult(_Headline):
         from ..topology import LINK_KIND_NAMES
 
         util = self.class_utilisation
-        order = np.lexsort((-self.class_bytes, -util))
+        order = heat_order(util, self.class_bytes)
         topo = self.topology
         rows = []
         for c in order:

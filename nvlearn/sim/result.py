@@ -60,6 +60,27 @@ class Timeline:
         return self.link_bytes / (self.link_capacity[:, None] * self.bin_width)
 
 
+def heat_order(utilisation: np.ndarray, nbytes: np.ndarray) -> np.ndarray:
+    """Indices from hottest to coolest: by utilisation, then bytes (both descending), then
+    index (ascending).
+
+    Utilisations within 1e-9 (relative) of the next hotter one count as a tie, so two links
+    that carry the same share of their capacity rank by bytes and index on every machine,
+    not by the last bit of a sum whose order the compiler chose.
+
+    Examples
+    --------
+    >>> heat_order(np.array([0.5, 0.8, 0.8 * (1 + 1e-15), 0.8]), np.array([1.0, 2.0, 1.0, 3.0]))
+    array([3, 1, 2, 0])
+    """
+    util = np.asarray(utilisation, dtype=float)
+    first = np.argsort(-util, kind="stable")
+    u = util[first]
+    drop = u[:-1] - u[1:] > 1e-9 * np.abs(u[:-1])
+    tier = np.cumsum(np.r_[False, drop])
+    return first[np.lexsort((first, -np.asarray(nbytes, dtype=float)[first], tier))]
+
+
 class HotLink(NamedTuple):
     """One row of :meth:`SimResult.hottest_links`."""
 
@@ -206,7 +227,7 @@ class SimResult(_Headline):
         1.0
         """
         util = self.link_utilisation
-        order = np.lexsort((-self.link_bytes, -util))[: max(0, int(k))]
+        order = heat_order(util, self.link_bytes)[: max(0, int(k))]
         return [
             HotLink(int(i), self.link_label(int(i)), float(self.link_bytes[i]), float(util[i]),
                     float(self.link_busy_time[i]))
