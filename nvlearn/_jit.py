@@ -9,6 +9,13 @@
 * If neither is writable (a read-only home, a locked-down container), caching turns off with
   one warning that names ``NUMBA_CACHE_DIR``: kernels then compile in every new process, but
   importing never fails over a cache.
+* numba checks a cached kernel against its own file's time stamp only, so a kernel whose
+  callee in another file changed (``sim/engine.py`` calling ``sim/groups.py``) would load
+  stale machine code after a ``git pull``. At import, :func:`drop_stale_kernels` compares a
+  hash of every kernel module's source with the one the cache was built from and, when they
+  differ, deletes the cached kernels of all of them (they compile again on first use). Like
+  numba's own cache, it does not see a changed global constant imported from a module
+  without kernels.
 * Set ``NVLEARN_DISABLE_JIT=1`` (or numba's own ``NUMBA_DISABLE_JIT=1``) to run every kernel as
   plain Python, for stepping through it in a debugger; no cache is touched then. It is slow; use
   small inputs.
@@ -19,13 +26,16 @@ numba itself is imported only when a module that has kernels is imported, so
 
 from __future__ import annotations
 
+import hashlib
 import os
 import warnings
 from pathlib import Path
 
-__all__ = ["JIT_DISABLED", "njit"]
+__all__ = ["JIT_DISABLED", "drop_stale_kernels", "kernel_modules", "njit"]
 
-_PKG_DIR = Path(__file__).resolve().parent
+# abspath, not resolve(): numba names a cache folder after the module's path as imported
+_PKG_DIR = Path(os.path.abspath(os.path.dirname(__file__)))
+_STAMP = "nvlearn-kernel-sources.sha256"
 
 
 def _jit_disabled_by_env() -> bool:
@@ -54,11 +64,61 @@ def _choose_cache_dir() -> bool:
     return True
 
 
+def kernel_modules(package: Path = _PKG_DIR) -> tuple[Path, ...]:
+    """Every module of ``package`` that defines a numba kernel (a line starting ``@njit``)."""
+    return tuple(sorted(p for p in package.rglob("*.py")
+                        if any(line.startswith("@njit") for line in p.read_text().splitlines())))
+
+
+def cache_folder(module: Path) -> Path:
+    """Where numba caches ``module``'s kernels: ``<NUMBA_CACHE_DIR>/<folder>_<sha1 of the
+    folder's path>`` when that is set (numba's ``UserProvidedCacheLocator``), else
+    ``__pycache__`` beside the module."""
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    folder = os.path.abspath(os.path.dirname(module))
+    if root:
+        digest = hashlib.sha1(folder.encode()).hexdigest()
+        return Path(root) / f"{os.path.basename(folder)}_{digest}"
+    return Path(folder) / "__pycache__"
+
+
+def drop_stale_kernels(package: Path = _PKG_DIR) -> bool:
+    """Delete the cached kernels of every kernel module of ``package`` if any of their sources
+    changed since the cache was stamped; True if it deleted (or found nothing stamped).
+
+    The stamp (a SHA-256 of the kernel modules' paths and sources) lives in the package's own
+    cache folder, so checkouts side by side never share one. Failing to read or write it is
+    not an error: the cache then behaves as numba's own.
+    """
+    modules = kernel_modules(package)
+    h = hashlib.sha256()
+    for m in modules:
+        h.update(m.relative_to(package).as_posix().encode() + b"\0" + m.read_bytes())
+    digest = h.hexdigest()
+    stamp = cache_folder(package / "__init__.py") / _STAMP
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    try:
+        for m in modules:
+            for cached in cache_folder(m).glob(f"{m.stem}.*.nb[ci]"):
+                cached.unlink(missing_ok=True)
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass
+    return True
+
+
 if _jit_disabled_by_env():
     os.environ["NUMBA_DISABLE_JIT"] = "1"
     CACHE_ENABLED = False          # plain Python: nothing to cache, no folder touched
 else:
     CACHE_ENABLED = _choose_cache_dir()
+    if CACHE_ENABLED:
+        drop_stale_kernels()
 
 import numba  # noqa: E402  (must follow the environment set-up above)
 

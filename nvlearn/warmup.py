@@ -19,14 +19,18 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from nvlearn._jit import _PKG_DIR as _JIT_PKG
+from nvlearn._jit import kernel_modules
+
 __all__ = ["KERNEL_MODULES", "ensure_compiled", "kernels_cached", "warm"]
 
 _PKG = Path(__file__).resolve().parent
 #: Modules (relative to the package) that define numba kernels: every module with an
 #: ``@njit`` line, found when this module is imported (so a new kernel module is never missed).
-KERNEL_MODULES: tuple[str, ...] = tuple(sorted(
-    p.relative_to(_PKG).as_posix() for p in _PKG.rglob("*.py")
-    if any(line.startswith("@njit") for line in p.read_text().splitlines())))
+#: Importing :mod:`nvlearn._jit` here also drops kernels cached from older sources, so
+#: :func:`kernels_cached` tells the truth after an update.
+KERNEL_MODULES: tuple[str, ...] = tuple(p.relative_to(_JIT_PKG).as_posix()
+                                        for p in kernel_modules())
 
 
 def _cache_dirs(module: Path) -> list[Path]:
@@ -61,13 +65,14 @@ def warm(verbose: bool = True) -> float:
     t0 = time.perf_counter()
     from nvlearn import collectives, moe, serdes
     from nvlearn.serdes.fec import catalogue_code
-    from nvlearn.sim import simulate
+    from nvlearn.sim import max_min_rates, simulate
     from nvlearn.switching import patterns
     from nvlearn.topology import dgx_h100, single_switch, with_routing
 
     for model in ("wire", "achievable"):
         simulate(single_switch(4, 100e9, 1e-6), collectives.allreduce(4, 1e6, chunks=2),
                  model=model)
+    max_min_rates([10.0, 2.0], [0, 1, 3], [0, 0, 1], [1.0, 1.0, 1.0])  # fairness on its own
     dgx = dgx_h100()
     simulate(with_routing(dgx, "static"), collectives.alltoall(dgx, 8e6), model="wire")
     moe.route(8, 64, 16, 2, capacity_factor=1.0, seed=0)

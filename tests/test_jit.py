@@ -82,3 +82,82 @@ def test_disabled_jit_never_touches_the_cache(tmp_path):
     res = _import_in_subprocess(env)
     assert res.returncode == 0 and res.stdout.split() == ["False", "2"]
     assert not (tmp_path / "cache").exists()
+
+
+# ---------------------------------------------------------------- stale kernels after an update
+
+_CALLEE = "from nvlearn._jit import njit\n\n\n@njit\ndef callee():\n    return {value}\n"
+_CALLER = ("from nvlearn._jit import njit\n\nfrom .a import callee\n\n\n"
+           "@njit\ndef caller():\n    return callee()\n")
+
+
+def _toy_package(root, value):
+    pkg = root / "toy"
+    pkg.mkdir(exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text(_CALLEE.format(value=value))
+    (pkg / "b.py").write_text(_CALLER)
+    return pkg
+
+
+def _call_caller(root, drop: bool) -> str:
+    code = ("import pathlib, nvlearn._jit as j\n"
+            f"if {drop}: j.drop_stale_kernels(pathlib.Path({str(root / 'toy')!r}))\n"
+            "from toy.b import caller\n"
+            "print(caller())\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = os.pathsep.join([str(root), env.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def test_numba_alone_keeps_a_caller_whose_callee_changed(tmp_path):
+    """The hazard drop_stale_kernels exists for: numba's cache of b.caller survives an edit
+    of a.callee (b.py's time stamp did not change)."""
+    _toy_package(tmp_path, 1)
+    assert _call_caller(tmp_path, drop=False) == "1"
+    _toy_package(tmp_path, 2)
+    assert _call_caller(tmp_path, drop=False) == "1"          # stale machine code
+
+
+def test_a_changed_callee_recompiles_its_callers(tmp_path):
+    _toy_package(tmp_path, 1)
+    assert _call_caller(tmp_path, drop=True) == "1"
+    assert _call_caller(tmp_path, drop=True) == "1"           # loads from the cache
+    _toy_package(tmp_path, 2)
+    assert _call_caller(tmp_path, drop=True) == "2"
+
+
+def test_drop_stale_kernels_deletes_only_when_a_source_changed(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    pkg = _toy_package(tmp_path, 1)
+    assert [m.name for m in jit.kernel_modules(pkg)] == ["a.py", "b.py"]
+    cache = pkg / "__pycache__"
+    cache.mkdir()
+
+    def fake_cache():
+        for name in ("a.callee-5.py311.nbi", "a.callee-5.py311.1.nbc", "b.caller-7.py311.nbi",
+                     "b.cpython-311.pyc"):
+            (cache / name).write_text("")
+
+    fake_cache()
+    assert jit.drop_stale_kernels(pkg)                        # nothing stamped yet
+    assert sorted(p.name for p in cache.iterdir()) == ["b.cpython-311.pyc",
+                                                       "nvlearn-kernel-sources.sha256"]
+    fake_cache()
+    assert not jit.drop_stale_kernels(pkg)                    # same sources: keep
+    assert len(list(cache.glob("*.nb?"))) == 3
+    (pkg / "__init__.py").write_text("# not a kernel module\n")
+    assert not jit.drop_stale_kernels(pkg)
+    (pkg / "a.py").write_text(_CALLEE.format(value=2))
+    assert jit.drop_stale_kernels(pkg)
+    assert not list(cache.glob("*.nb?"))
+
+
+def test_cache_folder_is_where_numba_puts_a_user_cache(monkeypatch, tmp_path):
+    from numba.core.caching import UserProvidedCacheLocator
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    module = tmp_path / "pkg" / "mod.py"
+    expected = tmp_path / UserProvidedCacheLocator.get_suitable_cache_subpath(str(module))
+    assert jit.cache_folder(module) == expected

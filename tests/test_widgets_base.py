@@ -92,3 +92,24 @@ def test_a_state_drawn_in_the_worker_process_is_the_one_drawn_here():
     assert png[:4] == b"\x89PNG" and text == "scale = 3" and attrs == {}
     ex.set(scale=3)
     assert ex.text == "scale = 3" and ex._image.value == png
+
+
+def test_the_worker_is_waited_for_only_once_it_has_drawn_that_explorer():
+    """Its first render of an explorer builds the live figure the kernel already has, so
+    until then the kernel draws a move itself rather than wait."""
+    import functools
+
+    from nvlearn.widgets import worker
+
+    def other(scale):  # never sent to the worker
+        return render(scale)
+
+    import time
+
+    worker.submit(functools.partial(render), {"scale": 4}).result()
+    for _ in range(500):  # the done callbacks run just after result() wakes this thread
+        if worker.ready(render):
+            break
+        time.sleep(0.01)
+    assert worker.ready() and worker.ready(render) and worker.ready(functools.partial(render))
+    assert not worker.ready(other)

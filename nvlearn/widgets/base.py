@@ -368,14 +368,15 @@ class Explorer(Controls):
 
         A hit takes no lock, so it is served while the prefetch thread renders; a state the
         worker process is drawing is waited for; renders here take turns (pyplot's figure
-        list and rcParams are global). (While the worker is still starting, a state it was
-        given is drawn here too: its imports take seconds.)"""
+        list and rcParams are global). (Until the worker has finished one render of this
+        explorer, a state it was given is drawn here too: its start and its first figure
+        take longer than a render with the kernel's live figure.)"""
         key = self._key(values)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
         pending = self._in_flight.get(key)
-        if pending is not None and worker.ready():
+        if pending is not None and worker.ready(self._render):
             try:
                 return pending.result()
             except Exception:  # noqa: BLE001 - rendered here instead, where the error shows

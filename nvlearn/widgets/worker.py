@@ -102,23 +102,46 @@ def _init_worker(parent: int) -> None:
 
 
 def _warm_up() -> None:
-    """What every render needs: the imports, and the simulator's machine code loaded (from
-    numba's cache) by one tiny run."""
+    """What every render needs: the imports, text drawn once (the font cache and Agg's text
+    path), and the simulator's machine code loaded (from numba's cache) by one tiny run."""
+    import matplotlib.pyplot as plt
+
     import nvlearn.widgets.base  # noqa: F401
     from nvlearn.collectives import allreduce
     from nvlearn.sim import simulate
     from nvlearn.topology import single_switch
+    from nvlearn.widgets.base import figure_png
 
+    fig, ax = plt.subplots(figsize=(2, 1))
+    ax.set_title("warm-up")
+    figure_png(fig)
+    plt.close(fig)
     simulate(single_switch(2, bw_per_dir=1e9), allreduce(2, 1e6))
 
 
 _done = threading.Event()
+_warm: set[tuple[str, str]] = set()
 
 
-def ready() -> bool:
-    """Whether the worker has finished a render (it is up, its imports done): only then is
-    waiting for a state it is drawing quicker than drawing it here."""
-    return _done.is_set()
+def _render_id(render: Callable) -> tuple[str, str]:
+    func = render.func if isinstance(render, functools.partial) else render
+    return getattr(func, "__module__", ""), getattr(func, "__qualname__", repr(func))
+
+
+def ready(render: Callable | None = None) -> bool:
+    """Whether waiting for a state the worker is drawing is quicker than drawing it here: the
+    worker is up with its imports done and — when ``render`` is given — has finished a render
+    of that function already (its first one also builds the live figure and its background,
+    which the kernel's own copy has done).
+
+    Examples
+    --------
+    >>> ready(render_state) in (True, False)
+    True
+    """
+    if render is None:
+        return _done.is_set()
+    return _done.is_set() and _render_id(render) in _warm
 
 
 @functools.lru_cache(maxsize=1)
@@ -145,4 +168,6 @@ def start() -> None:
 
 def submit(render: Callable, values: Mapping) -> Future:
     """Render one state in the worker process; a Future of :func:`render_state`'s result."""
-    return call(render_state, render, dict(values))
+    future = call(render_state, render, dict(values))
+    future.add_done_callback(lambda f: f.exception() is None and _warm.add(_render_id(render)))
+    return future
