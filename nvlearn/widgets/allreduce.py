@@ -303,8 +303,9 @@ class AllreduceExplorer(Controls):
         keep = gpus.value if gpus.value in options else options[-1]
         quiet, self._quiet = self._quiet, True
         try:
-            gpus.options = list(options)
-            gpus.value = keep
+            with gpus.hold_sync():  # one message to the browser for options and value
+                gpus.options = list(options)
+                gpus.value = keep
         finally:
             self._quiet = quiet
         self._on_change(change)
