@@ -57,9 +57,9 @@ def test_states_one_move_away_start_with_the_moved_control():
                   lambda a, b, c: render(a))
     ex.set(b="x")
     states = [(s["a"], s["b"], s["c"]) for s in ex._neighbour_states()]
-    # the moved dropdown's next two options (wrapping round), the next value of c then a,
-    # a's previous value
-    assert states == [(2, "y", False), (2, "z", False), (2, "x", True), (3, "x", False),
+    # the moved dropdown's next option, the next control's (c) next value, the dropdown's
+    # option after that (wrapping round), a's next value, a's previous value
+    assert states == [(2, "y", False), (2, "x", True), (2, "z", False), (3, "x", False),
                       (1, "x", False)]
 
 

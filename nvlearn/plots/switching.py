@@ -343,8 +343,10 @@ class TrafficChart(LiveFigure):
         self.dynamic(*self.bins, *self.quantiles, top.xaxis, top.yaxis, top.title,
                      *self.links, low.yaxis, *top.spines.values(), *low.spines.values())
 
-    def update(self, stats) -> Figure:
-        """Show ``stats`` (a :class:`~nvlearn.switching.patterns.FlowStats`)."""
+    def update(self, stats, taper: float | None = None) -> Figure:
+        """Show ``stats`` (a :class:`~nvlearn.switching.patterns.FlowStats`); the title
+        names ``taper`` (down : up) when given, so a taper that changes no flow's time is
+        still seen to be the one asked for."""
         colour = _fabric_colour(stats.fabric)
         unit, factor = _time_unit(stats.fct)
         fct = stats.fct * factor
@@ -370,7 +372,8 @@ class TrafficChart(LiveFigure):
             self.top.set_xlim(edges[0] - pad, edges[-1] + pad)
         self.top.set_ylim(0, counts.max() * 1.05)
         self.top.set_xlabel(f"flow completion time ({unit}); dotted p50, dashed p99")
-        self.top.set_title(f"{stats.pattern} on {stats.fabric}, {stats.policy} routing")
+        tapered = "" if taper is None else f", taper {taper:g}:1"
+        self.top.set_title(f"{stats.pattern} on {stats.fabric}{tapered}, {stats.policy} routing")
         self._links(stats.hot_links[::-1], colour)
         return self.fig
 
@@ -385,9 +388,10 @@ class TrafficChart(LiveFigure):
         self.low.set_ylim(-0.6, len(self.links) - 0.4)
 
 
-def traffic_explorer_figure(stats):
+def traffic_explorer_figure(stats, taper: float | None = None):
     """The explorer's view of one experiment: FCT histogram and the five hottest links (in
-    an explorer's :func:`~nvlearn.plots.live.scope`, its live :class:`TrafficChart`).
+    an explorer's :func:`~nvlearn.plots.live.scope`, its live :class:`TrafficChart`); the
+    title names ``taper`` when given.
 
     Examples
     --------
@@ -397,4 +401,4 @@ def traffic_explorer_figure(stats):
     >>> len(traffic_explorer_figure(st).axes)
     2
     """
-    return live.chart(TrafficChart).update(stats)
+    return live.chart(TrafficChart).update(stats, taper)

@@ -446,10 +446,12 @@ class Explorer(Controls):
             self._schedule_prefetch()
 
     def _neighbour_states(self) -> list[dict]:
-        """States one move away, likeliest first: the last-moved control's next two values
-        in the direction it moved, the next value of each other control (those after it in
-        the row first), the others' previous values. Short on purpose: a render under way
-        delays the learner's next move, so the list should be done within a breath."""
+        """States one move away, likeliest first: the last-moved control's next value in
+        the direction it moved, the next value of the control after it in the row (where a
+        learner goes on to), the moved control's value after that, the next value of each
+        other control (in row order after it), the others' previous values. Short on
+        purpose: a render under way delays the learner's next move, so the list should be
+        done within a breath."""
         current = self.values
         names = list(self.controls)
         moved_values: list = []
@@ -459,8 +461,9 @@ class Explorer(Controls):
             names = names[i + 1:] + names[:i]
             moved_values = _neighbours(self.controls[moved], fwd, every=True)
         others = {name: _neighbours(self.controls[name]) for name in names}
-        states = [{**current, moved: v} for v in moved_values[:2]]
-        states += [{**current, n: vs[0]} for n, vs in others.items() if vs]
+        firsts = [{**current, n: vs[0]} for n, vs in others.items() if vs]
+        states = [{**current, moved: v} for v in moved_values[:1]] + firsts[:1]
+        states += [{**current, moved: v} for v in moved_values[1:2]] + firsts[1:]
         states += [{**current, n: vs[1]} for n, vs in others.items() if len(vs) > 1]
         return states
 

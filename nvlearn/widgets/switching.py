@@ -70,7 +70,8 @@ def render_traffic(fabric: str, pattern: str, policy: str, taper: float, *, node
     """
     stats = experiment(fabric, pattern, policy, runs=runs if pattern == "permutation" else 1,
                        nodes=nodes, taper=taper, n_bytes=n_bytes)
-    return traffic_explorer_figure(stats), traffic_summary(stats, taper), {"stats": stats}
+    return (traffic_explorer_figure(stats, taper), traffic_summary(stats, taper),
+            {"stats": stats})
 
 
 class TrafficExplorer(Explorer):
