@@ -82,6 +82,24 @@ def test_pods_of_pods_composition_hand_calculation():
         + max(rs.bandwidth_term + ag.bandwidth_term, across.bandwidth_term), rel=1e-12)
 
 
+def test_a_built_three_tier_rail_ring_counts_its_leaf_and_spine_edges():
+    """8,192 GPUs on InfiniBand: the across-node ring runs on the built three-tier cluster
+    (1,024 nodes; rail 0 puts 32 nodes on a leaf). A chunk's path of K = 2 x 1023 edges
+    crosses a spine on every 32nd edge, at most 64 times; the rest stay on a leaf. The
+    spine-route form (every edge through a spine, used where nothing is built) is the same
+    bandwidth part and a larger latency part."""
+    est = allreduce_time("ib_cluster", 8192, N_BYTES, model="wire")
+    across = est.stages[1]
+    assert across.method == "closed form (routes)" and across.n_ranks == 1024
+    leaf = _ib_leaf_alpha()
+    spine = leaf + 2 * specs.latency("ib_switch_hop")
+    assert comm.ib_rail_route()[1] == pytest.approx(spine, rel=1e-12)
+    assert across.latency_term == pytest.approx(64 * spine + (2046 - 64) * leaf, rel=1e-12)
+    spine_time, _, _, spine_lat = comm._ib_stage("allreduce", 1024, N_BYTES / 8)
+    assert across.bandwidth_term == pytest.approx(spine_time - spine_lat, rel=1e-12)
+    assert spine_lat == pytest.approx(2046 * spine, rel=1e-12)
+
+
 @pytest.mark.parametrize(
     "kind,count,n_ranks",
     [("nvlink_pod", 2, 16), ("nvlink_pod", 8, 64), ("ib_cluster", 4, 4), ("pcie_box", 0, 8),

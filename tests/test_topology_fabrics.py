@@ -258,6 +258,20 @@ def test_pod_rejects_bad_node_counts(nodes):
         nvlink_pod(nodes)
 
 
+@pytest.mark.parametrize("rails", [1, 2, 8])
+def test_ib_cluster_max_nodes_is_the_builders_limit(rails):
+    from nvlearn.topology import ib_cluster_max_nodes
+
+    limit = ib_cluster_max_nodes(rails)
+    # 64-port switches: 64 pods (a core port each), 64 / rails of them per rail, of 32
+    # leaves, a leaf's 32 ports down taking 32 / (8 / rails) nodes: 8,192 for any rails
+    assert limit == 8192
+    with pytest.raises(ValueError, match=rf"nodes <= {limit}"):
+        ib_cluster(limit + 1, rails=rails)
+    with pytest.raises(ValueError, match="spread evenly"):
+        ib_cluster_max_nodes(3)
+
+
 def test_ib_cluster_rejects_bad_input():
     with pytest.raises(ValueError, match=">= 1"):
         ib_cluster(0)

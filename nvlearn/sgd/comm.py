@@ -19,7 +19,7 @@ NCCL's tuner picks an algorithm per collective; the time is that prediction
 (:class:`NCCLEstimate`). NCCL's view of the fabric is read off the built topology
 (:func:`nccl_fabric`): a GPU's NVLinks at NCCL's achievable per-link rate (18 x 20.6 GB/s on
 an H100), a node's NICs at their port rate, an NVLink domain (the pod) as one node. Fabrics
-larger than the builders make (more than 256 InfiniBand nodes, pods joined by InfiniBand,
+larger than the builders make (more than 8,192 InfiniBand nodes, pods joined by InfiniBand,
 PCIe servers on InfiniBand) keep the same per-node view with more nodes.
 
 ``"wire"`` — the ideal at link rate, kept to contrast with the achievable numbers
@@ -49,12 +49,15 @@ the other instead — an upper bound, for comparison. Where each wire stage's ti
   ring is simulated on one rail of :func:`~nvlearn.topology.ib_cluster` (rails are disjoint
   up to 32 nodes; beyond, they meet only on non-blocking spines).
 * ``"closed form (routes)"`` — longer rings on a topology that can still be built (the
-  256-GPU pod, up to 256 IB nodes): :func:`ring_closed_form` with the bandwidth and the
-  per-edge latencies read from the topology's routes. Tests hold it equal to the simulator.
-* ``"closed form (IB spine route)"`` — rings on fabrics the builders do not make (more than
-  256 IB nodes; InfiniBand between pods): the same closed form with the NIC rate and the
-  latency of a rail route through an IB spine for every edge. A real 8,192-GPU cluster needs
-  a third switch tier, so this latency is a lower bound.
+  256-GPU pod, up to 8,192 IB nodes on two or three switch tiers): :func:`ring_closed_form`
+  with the bandwidth and the per-edge latencies read from the topology's routes. Tests hold
+  it equal to the simulator.
+* ``"closed form (IB spine route)"`` — rings on fabrics the builders do not make (pods
+  joined by InfiniBand; more than 8,192 IB nodes): the same closed form with the NIC rate
+  and the latency of a rail route through an IB spine for every edge: an upper bound on
+  the latency part, since in a built cluster ring neighbours on one leaf skip the spine
+  (1,024 nodes: a latency part of 3.6 ms instead of 4.9 ms; ``tests/test_sgd_steptime.py``
+  counts the edges).
 
 References
 ----------
@@ -112,9 +115,10 @@ def gpus_per_pod() -> int:
 
 
 def _max_ib_nodes() -> int:
-    """Largest node count :func:`~nvlearn.topology.ib_cluster` builds (two switch tiers)."""
-    radix = specs.ib_switch_for_speed("ndr").ports
-    return radix * (radix // 2) // gpus_per_node()
+    """Largest node count :func:`~nvlearn.topology.ib_cluster` builds (three switch tiers)."""
+    from nvlearn.topology import ib_cluster_max_nodes
+
+    return ib_cluster_max_nodes()
 
 
 @dataclass(frozen=True)
@@ -502,7 +506,7 @@ def nccl_fabric(fabric: str, n_gpus: int) -> tuner.Fabric:
     Read off the built topology with :func:`nvlearn.tuner.fabric_from_topology` — one DGX
     H100 or PCIe box, the NVLink pod of ``n_gpus / 8`` nodes (one NVLink domain = one NCCL
     node), the InfiniBand cluster of ``n_gpus / 8`` nodes. Beyond what the builders make,
-    the per-node view stays and only the node count grows: more than 256 InfiniBand nodes;
+    the per-node view stays and only the node count grows: more than 8,192 InfiniBand nodes;
     pods of 256 joined by InfiniBand (a pod's 256 NICs are its network); PCIe boxes joined by
     the InfiniBand cluster's NICs, one per GPU.
 
@@ -527,7 +531,7 @@ def nccl_fabric(fabric: str, n_gpus: int) -> tuner.Fabric:
     ib = nccl_fabric("ib_cluster", 2 * node)           # a DGX H100 node on InfiniBand
     if fabric == "ib_cluster":
         base, per_node, bw_inter = ib, node, ib.bw_inter
-        what = f"{nodes} DGX H100 nodes on InfiniBand, past the two-tier builder"
+        what = f"{nodes} DGX H100 nodes on InfiniBand, past the three-tier builder"
     elif fabric == "nvlink_pod":
         base, per_node = nccl_fabric("nvlink_pod", pod), pod
         bw_inter = ib.bw_inter * pod / node

@@ -39,7 +39,7 @@ from .core import (
     Path,
     Topology,
 )
-from .fabrics import dgx_h100, gb200_nvl72, ib_cluster, nvlink_pod, pcie_box
+from .fabrics import dgx_h100, gb200_nvl72, ib_cluster, ib_cluster_max_nodes, nvlink_pod, pcie_box
 from .metrics import (
     bisection_bw_bidir,
     bisection_candidates,
@@ -86,6 +86,7 @@ __all__ = [
     "fully_connected",
     "hops",
     "ib_cluster",
+    "ib_cluster_max_nodes",
     "injection_bw_per_dir",
     "max_flow_bw_per_dir",
     "nvlink_pod",
