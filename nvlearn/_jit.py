@@ -31,7 +31,7 @@ import os
 import warnings
 from pathlib import Path
 
-__all__ = ["JIT_DISABLED", "drop_stale_kernels", "kernel_modules", "njit"]
+__all__ = ["JIT_DISABLED", "cache_folder", "drop_stale_kernels", "kernel_modules", "njit"]
 
 # abspath, not resolve(): numba names a cache folder after the module's path as imported
 _PKG_DIR = Path(os.path.abspath(os.path.dirname(__file__)))

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..units import format_bytes, format_rate, format_time
 
-__all__ = ["HotLink", "SimResult", "Timeline"]
+__all__ = ["HotLink", "SimResult", "Timeline", "heat_order"]
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
