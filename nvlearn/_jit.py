@@ -26,6 +26,7 @@ numba itself is imported only when a module that has kernels is imported, so
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import warnings
@@ -65,9 +66,19 @@ def _choose_cache_dir() -> bool:
 
 
 def kernel_modules(package: Path = _PKG_DIR) -> tuple[Path, ...]:
-    """Every module of ``package`` that defines a numba kernel (a line starting ``@njit``)."""
-    return tuple(sorted(p for p in package.rglob("*.py")
-                        if any(line.startswith("@njit") for line in p.read_text().splitlines())))
+    """Every module of ``package`` that defines a numba kernel (a line starting ``@njit``);
+    found once per process."""
+    return _scan(Path(package))
+
+
+@functools.lru_cache(maxsize=8)
+def _scan(package: Path) -> tuple[Path, ...]:
+    found = []
+    for p in package.rglob("*.py"):
+        text = p.read_bytes()
+        if text.startswith(b"@njit") or b"\n@njit" in text:
+            found.append(p)
+    return tuple(sorted(found))
 
 
 def cache_folder(module: Path) -> Path:

@@ -17,31 +17,18 @@ True
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
-from nvlearn._jit import _PKG_DIR as _JIT_PKG
-from nvlearn._jit import kernel_modules
+from nvlearn._jit import _PKG_DIR, cache_folder, kernel_modules
 
 __all__ = ["KERNEL_MODULES", "ensure_compiled", "kernels_cached", "warm"]
 
-_PKG = Path(__file__).resolve().parent
+_PKG = _PKG_DIR
 #: Modules (relative to the package) that define numba kernels: every module with an
 #: ``@njit`` line, found when this module is imported (so a new kernel module is never missed).
 #: Importing :mod:`nvlearn._jit` here also drops kernels cached from older sources, so
 #: :func:`kernels_cached` tells the truth after an update.
-KERNEL_MODULES: tuple[str, ...] = tuple(p.relative_to(_JIT_PKG).as_posix()
+KERNEL_MODULES: tuple[str, ...] = tuple(p.relative_to(_PKG_DIR).as_posix()
                                         for p in kernel_modules())
-
-
-def _cache_dirs(module: Path) -> list[Path]:
-    """Where numba caches ``module``'s kernels: ``__pycache__`` beside it, or — when
-    ``NUMBA_CACHE_DIR`` is set — ``<dir>/<folder name>_<hash of its path>``."""
-    from nvlearn._jit import numba  # numba read NUMBA_CACHE_DIR when it was imported
-
-    root = numba.config.CACHE_DIR
-    if root:
-        return sorted(Path(root).glob(f"{module.parent.name}_*"))
-    return [module.parent / "__pycache__"]
 
 
 def kernels_cached() -> bool:
@@ -54,8 +41,7 @@ def kernels_cached() -> bool:
     """
     for rel in KERNEL_MODULES:
         module = _PKG / rel
-        stem = module.stem
-        if not any(any(d.glob(f"{stem}.*.nbi")) for d in _cache_dirs(module)):
+        if not any(cache_folder(module).glob(f"{module.stem}.*.nbi")):
             return False
     return True
 

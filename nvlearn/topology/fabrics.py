@@ -417,10 +417,7 @@ def _fat_tree_plan(nodes: int, rails: int, oversubscription: float, nics_per_nod
     switches of its index; a core switch has a port for each pod's share, so at most
     ``radix`` pods.
     """
-    if nics_per_node % rails:
-        divisors = [r for r in range(1, nics_per_node + 1) if nics_per_node % r == 0]
-        raise ValueError(f"rails={rails}: the {nics_per_node} NICs of a node must spread evenly "
-                         f"over the rails; use one of {divisors}")
+    _check_rails(rails, nics_per_node)
     if tiers not in (None, 2, 3):
         raise ValueError(f"tiers must be 2, 3 or None (the fewest that fit), got {tiers!r}")
     down = radix // 2
@@ -457,6 +454,13 @@ def _fat_tree_plan(nodes: int, rails: int, oversubscription: float, nics_per_nod
                      down // spines, core_group, down // core_group)
 
 
+def _check_rails(rails: int, nics_per_node: int) -> None:
+    if nics_per_node % rails:
+        divisors = [r for r in range(1, nics_per_node + 1) if nics_per_node % r == 0]
+        raise ValueError(f"rails={rails}: the {nics_per_node} NICs of a node must spread evenly "
+                         f"over the rails; use one of {divisors}")
+
+
 def _three_tier_max_nodes(radix: int, rails: int, nics_per_node: int) -> int:
     """Nodes of the largest three-tier plan: ``radix`` pods (a core port each) of
     ``radix / 2`` leaves, spread over the rails, each leaf ``radix / 2`` NICs down."""
@@ -486,9 +490,7 @@ def ib_cluster_max_nodes(rails: int = 8, ib: str = "ndr") -> int:
     """
     nics = specs.system("dgx_h100").nics
     rails = check_count(rails, "rails", 1)
-    if nics % rails:
-        raise ValueError(f"rails={rails}: the {nics} NICs of a node must spread evenly over "
-                         "the rails")
+    _check_rails(rails, nics)
     return _three_tier_max_nodes(specs.ib_switch_for_speed(ib).ports, rails, nics)
 
 
