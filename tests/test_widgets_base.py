@@ -50,6 +50,31 @@ def test_a_state_is_rendered_once_and_its_attributes_come_back():
     assert calls == [2, 3, 2]
 
 
+def test_a_full_cache_drops_states_drawn_ahead_before_states_shown():
+    """Ten moves draw about a hundred states ahead: the first state a learner saw must
+    outlive them (a move back to it was a 120-150 ms render in the browser)."""
+    calls = []
+
+    def counting(scale):
+        calls.append(scale)
+        return render(scale)
+
+    class Small(Explorer):
+        cache_size = 3
+
+    ex = Small({"scale": W.IntSlider(value=0, min=0, max=20)}, counting, prefetch=False)
+    ex.set(scale=1)
+    for ahead in (10, 11, 12, 13):  # what the prefetch thread stores, never shown
+        ex._state({"scale": ahead}, keep=False)
+    assert list(ex._cache) == [ex._key({"scale": s}) for s in (0, 1, 13)]
+    ex.set(scale=0)  # seen, from the cache
+    assert calls.count(0) == 1
+    for shown in (2, 3):  # every entry shown: the least recently shown goes (1)
+        ex.set(scale=shown)
+    assert sorted(v for ((_, v),) in ex._cache) == [0, 2, 3]
+    assert ex._shown == set(ex._cache)
+
+
 def test_states_one_move_away_start_with_the_moved_control():
     ex = Explorer({"a": W.IntSlider(value=2, min=0, max=4),
                    "b": W.Dropdown(options=["w", "x", "y", "z"], value="w"),

@@ -21,7 +21,8 @@ What keeps an update fast in the browser (``benchmarks/bench_browser_widgets.py`
   render runs in the explorer's :func:`~nvlearn.plots.live.scope`), its unchanging part
   kept as pixels, so a new state draws only the artists that changed;
 * every state's PNG and text are cached (:attr:`Explorer.cache_size` states), so going back
-  costs nothing;
+  costs nothing; when the cache is full, a state drawn ahead and never shown goes before
+  one the learner has seen (ten moves draw about a hundred states ahead);
 * in a kernel, after each update a background thread renders the states one move away
   (the moved control's next values in the direction it moved first, then the next value of
   each other control) while the learner looks, so the next move usually finds its picture
@@ -279,7 +280,7 @@ class Explorer(Controls):
     """
 
     cached_attrs: tuple[str, ...] = ()
-    #: States (PNG, text, cached attributes) kept.
+    #: States (PNG, text, cached attributes) kept: the least recently shown go last.
     cache_size = 96
 
     def __init__(
@@ -310,6 +311,7 @@ class Explorer(Controls):
         self._image = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto"))
         self._text = W.HTML()
         self._cache: OrderedDict[tuple, tuple[bytes, str, dict]] = OrderedDict()
+        self._shown: set[tuple] = set()  # keys of cached states the learner has seen
         self._figure: plt.Figure | None = None
         self._figure_key: tuple | None = None
         self._generation = 0
@@ -374,16 +376,25 @@ class Explorer(Controls):
         key = self._key(values)
         hit = self._cache.get(key)
         if hit is not None:
+            if keep:
+                self._seen(key)
             return hit
         pending = self._in_flight.get(key)
         if pending is not None and worker.ready(self._render):
             try:
-                return pending.result()
+                state = pending.result()
             except Exception:  # noqa: BLE001 - rendered here instead, where the error shows
                 pass
+            else:
+                if keep:  # stored here too: the prefetch thread may store it only later
+                    self._store(key, state)
+                    self._seen(key)
+                return state
         with self._render_lock:
             hit = self._cache.get(key)  # the prefetch thread may have just made it
             if hit is not None:
+                if keep:
+                    self._seen(key)
                 return hit
             with live.scope(self):  # the explorer's figures, updated in place
                 out = self._render(**values)
@@ -401,13 +412,28 @@ class Explorer(Controls):
                     for a, v in self._shown_attrs.items():
                         setattr(self, a, v)
             self._store(key, (png, text, attrs))
+            if keep:
+                self._seen(key)
         return png, text, attrs
 
+    def _seen(self, key: tuple) -> None:
+        """Mark the cached state ``key`` shown: it is now the last to be dropped."""
+        with self._attrs_lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                self._shown.add(key)
+
     def _store(self, key: tuple, state: tuple[bytes, str, dict]) -> None:
+        """Cache ``state``; when full, drop the oldest state never shown (drawn ahead for
+        a move that did not come), or the least recently shown if every one was."""
         with self._attrs_lock:
             self._cache[key] = state
+            self._cache.move_to_end(key)
             while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+                drop = next((k for k in self._cache if k not in self._shown and k != key),
+                            next(iter(self._cache)))
+                del self._cache[drop]
+                self._shown.discard(drop)
 
     def _prefetch_one(self, values: Mapping) -> None:
         """Render one state into the cache: in the worker process when the render can go
