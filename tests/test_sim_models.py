@@ -64,6 +64,31 @@ def test_net_and_pcie_fractions_follow_nccl():
     assert f[LINK_PCIE] == pytest.approx(12e9 / (8e9 * 16 * 128 / 130 / 8))   # PCI_BW/Gen3
 
 
+def test_cached_model_constants_are_copies_and_a_link_factor_still_applies(dgx):
+    """The achievable model's per-fabric constants are computed once (a small simulate()
+    spent a third of its set-up on them): what a caller gets is its own copy, the same as
+    the uncached computation, and a degraded link is still seen."""
+    from nvlearn.topology import LINK_NVLINK
+
+    f = sm.kind_fractions(dgx, "ll", "ring")
+    assert f == sm.kind_fractions(dgx, "ll", "ring", specs.nccl())   # the uncached path
+    f[LINK_NVLINK] = 0.0
+    assert sm.kind_fractions(dgx, "ll", "ring")[LINK_NVLINK] > 0.4
+    base, step = sm.software_latency("ll", "ring")
+    step["nvlink"] = 1.0
+    assert sm.software_latency("ll", "ring")[1]["nvlink"] < 1e-5
+    healthy, _ = sm.achievable_capacity(dgx, dgx.link_capacity, "simple", "ring", 8)
+    slow = np.array(dgx.link_capacity, dtype=float)
+    slow[0] *= 0.25
+    degraded, _ = sm.achievable_capacity(dgx, slow, "simple", "ring", 8)
+    assert degraded[0] == pytest.approx(healthy[0] / 4) and np.array_equal(degraded[1:],
+                                                                           healthy[1:])
+    pick = sm.nccl_protocol(dgx, "allreduce", 8, 2**10, "ring")
+    assert pick == sm.nccl_protocol(dgx, "allreduce", 8, 2**10, "ring") == (
+        "ll", "NCCL's tuner: Ring/LL for 1 KiB")
+    assert sm.nccl_protocol(dgx, "allreduce", 8, 2**30, "ring")[0] == "simple"
+
+
 def test_four_byte_allreduce_costs_what_nccl_says(dgx):
     """8 GPUs, 4 bytes: Ring/LL 6.6 + 14 x 0.6 = 15 us (not the wire's few us)."""
     res = simulate(dgx, collectives.allreduce(dgx, 4))

@@ -206,10 +206,23 @@ def kind_fractions(topology, protocol: str = "simple", nccl_algorithm: str = "ri
     >>> round(kind_fractions(dgx_h100(), "simple", "nvls")[LINK_NVLINK], 4)   # x 0.85
     0.7004
     """
+    if model is None:  # the default catalogue's constants: computed once per combination
+        return dict(_default_kind_fractions(_gpu_key(topology), protocol, nccl_algorithm))
+    return _kind_fractions(_gpu_key(topology), protocol, nccl_algorithm, model)
+
+
+@functools.lru_cache(maxsize=64)
+def _default_kind_fractions(gpu_key: str, protocol: str, nccl_algorithm: str
+                            ) -> dict[int, float]:
+    return _kind_fractions(gpu_key, protocol, nccl_algorithm, specs.nccl())
+
+
+def _kind_fractions(gpu_key: str, protocol: str, nccl_algorithm: str,
+                    m: specs.NCCLModel) -> dict[int, float]:
+    """:func:`kind_fractions` for the GPU of catalogue key ``gpu_key``."""
     from ..tuner.nccl import SM
 
-    m = model or specs.nccl()
-    g = specs.gpu(_gpu_key(topology))
+    g = specs.gpu(gpu_key)
     arch = g.architecture.lower()
     if arch not in SM:
         raise ValueError(f"NCCL's model has no constants for {g.name} ({g.architecture})")
@@ -295,7 +308,17 @@ def nccl_protocol(topology, collective: str, n_ranks: int, nccl_size: float,
 
     if collective not in nccl.ALGORITHMS or nccl_algorithm not in nccl.ALGORITHMS[collective]:
         return "simple", f"Simple: NCCL's tuner does not price {nccl_algorithm} {collective}"
-    table = _tuning(topology, collective, int(n_ranks), nccl_algorithm)
+    return _protocol_pick(topology, collective, int(n_ranks), float(nccl_size), nccl_algorithm)
+
+
+@functools.lru_cache(maxsize=1024)
+def _protocol_pick(topology, collective: str, n_ranks: int, nccl_size: float,
+                   nccl_algorithm: str) -> tuple[str, str]:
+    """:func:`nccl_protocol` for an algorithm NCCL's tuner prices (cached per topology,
+    like :func:`_tuning`: a widget runs the same few sizes again and again)."""
+    from ..tuner import nccl
+
+    table = _tuning(topology, collective, n_ranks, nccl_algorithm)
     if isinstance(table, str):
         return "simple", f"Simple: NCCL's tuner cannot price this fabric ({table})"
     best = table.best(nccl_size)
@@ -367,14 +390,11 @@ def achievable_capacity(topology, capacity: np.ndarray, protocol: str, nccl_algo
     >>> round(float(cap[t.link_src == t.gpus[0]].sum()) / 1e9, 1), ll_cap / 1e9
     (141.0, 141.0)
     """
-    m = specs.nccl()
     if nccl_algorithm in _IN_SWITCH and protocol != "simple":
         raise ValueError(f"NCCL runs {nccl_algorithm} only with the Simple protocol, "
                          f"not {protocol!r}")
-    fractions = kind_fractions(topology, protocol, nccl_algorithm, m)
-    kinds = np.asarray(topology.link_kind)
-    out = np.asarray(capacity, dtype=np.float64) * np.array(
-        [fractions[k] for k in range(len(LINK_KIND_NAMES))])[kinds]
+    out = np.asarray(capacity, dtype=np.float64) * _link_fractions(topology, protocol,
+                                                                   nccl_algorithm)
     if protocol != "ll":
         return out, None
     cap = _ll_cap(topology, int(n_ranks))
@@ -385,6 +405,17 @@ def achievable_capacity(topology, capacity: np.ndarray, protocol: str, nccl_algo
         scale = np.minimum(1.0, cap / np.where(total > 0, total, np.inf))
         out[at_gpu] *= scale[end[at_gpu]]
     return out, cap
+
+
+@functools.lru_cache(maxsize=256)
+def _link_fractions(topology, protocol: str, nccl_algorithm: str) -> np.ndarray:
+    """:func:`kind_fractions` of each link of ``topology`` (read-only; cached per topology,
+    like :func:`_tuning`)."""
+    fractions = kind_fractions(topology, protocol, nccl_algorithm)
+    out = np.array([fractions[k] for k in range(len(LINK_KIND_NAMES))])[
+        np.asarray(topology.link_kind)]
+    out.setflags(write=False)
+    return out
 
 
 def injection_bw_per_dir(topology, protocol: str = "simple",
@@ -438,6 +469,12 @@ def software_latency(protocol: str, nccl_algorithm: str) -> tuple[float, dict[st
     >>> round(base * 1e6, 3), step["nvlink"]
     (25.0, 0.0)
     """
+    base, step = _software_latency(protocol, nccl_algorithm)
+    return base, dict(step)
+
+
+@functools.lru_cache(maxsize=64)
+def _software_latency(protocol: str, nccl_algorithm: str) -> tuple[float, dict[str, float]]:
     m = specs.nccl()
     step = {t: m.hw_latency(t, nccl_algorithm, protocol) for t in PATH_TYPES}
     base = m.base_latency(nccl_algorithm, protocol)
