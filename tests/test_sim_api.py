@@ -41,6 +41,28 @@ def test_zero_capacity_link_on_a_route_raises_and_names_it():
         simulate(Star(4, B), two_flows(), link_factor={3: 0.0}, model="wire")
 
 
+def test_cached_routes_are_checked_again_against_each_runs_capacity():
+    """A real topology's routes are computed and checked once, then reused: a later run
+    that zeroes a link they cross is still refused, and the achievable model's latency
+    classes, kept with the routes, are those of the routes."""
+    from nvlearn.collectives import allreduce
+    from nvlearn.sim import models
+    from nvlearn.topology import dgx_h100
+
+    box, ring = dgx_h100(), allreduce(8, 1e6)
+    first = simulate(box, ring)
+    used = int(first.path_link[0])
+    with pytest.raises(ValueError, match=rf"link {used} \(.*would never arrive"):
+        simulate(box, ring, link_factor={used: 0.0})
+    again = simulate(box, ring)
+    assert again.path_indptr is first.path_indptr and again.time == first.time
+    kinds = models.path_types(box, again.path_indptr, again.path_link)
+    step = again.model_detail.step_latency
+    wire = simulate(box, ring, model="wire")  # its routes' latencies: the wire's
+    software = np.array([step[models.PATH_TYPES[k]] if k >= 0 else 0.0 for k in kinds])
+    assert np.array_equal(again.path_latency, np.maximum(software, wire.path_latency))
+
+
 def test_zero_capacity_link_nobody_uses_is_fine():
     # link 6, gpu3 -> switch, carries nothing
     res = simulate(Star(4, B), two_flows(), link_factor={6: 0.0}, model="wire")

@@ -17,7 +17,7 @@ from ..topology import Topology
 from ..topology.symmetry import routes_by_symmetry
 from .constraints import Constraints, merge_equivalent_links
 from .engine import Fabric, Ops, Output, run
-from .models import DEFAULT_MODEL, achievable_inputs, check_model
+from .models import DEFAULT_MODEL, achievable_inputs, check_model, path_types
 from .result import SimResult, Timeline
 
 try:
@@ -185,13 +185,19 @@ def op_routes(topology, schedule, nodes: np.ndarray):
 
 
 class _RouteSet:
-    """Read-only routes of a set of (src, dst) pairs, and their merged constraints for the
-    last few capacity vectors (:func:`nvlearn.sim.constraints.merge_equivalent_links`)."""
+    """Read-only routes of a set of (src, dst) pairs (``src``, ``dst``: the topology's
+    nodes, one pair per route), and their merged constraints for the last few capacity
+    vectors (:func:`nvlearn.sim.constraints.merge_equivalent_links`). ``checked`` is set
+    once the routes themselves passed :func:`_check_routes` (only the capacities they cross
+    are checked again), ``path_type`` holds their latency classes once computed."""
 
-    def __init__(self, arrays: tuple[np.ndarray, ...]):
-        for a in arrays:
+    def __init__(self, arrays: tuple[np.ndarray, ...], src: np.ndarray, dst: np.ndarray):
+        for a in (*arrays, src, dst):
             a.flags.writeable = False
         self.arrays = arrays
+        self.src, self.dst = src, dst
+        self.checked = False
+        self.path_type: np.ndarray | None = None
         self._merged: OrderedDict = OrderedDict()
 
     def merged(self, capacity: np.ndarray) -> Constraints:
@@ -220,7 +226,7 @@ def _route_set(topology, schedule, nodes: np.ndarray) -> tuple[np.ndarray, _Rout
         many = isinstance(topology, Topology) and pairs.size >= SYMMETRIC_ROUTING_PAIRS
         out = routes_by_symmetry(topology, src, dst) if many else topology.routes(src, dst)
         return _RouteSet(tuple(np.array(a, dtype=t) for a, t in zip(
-            out, (np.int64, np.int32, np.float64, np.float64), strict=True)))
+            out, (np.int64, np.int32, np.float64, np.float64), strict=True)), src, dst)
 
     if not isinstance(topology, Topology):
         return op_path, compute()  # a stand-in may change: never cached
@@ -244,24 +250,19 @@ def _lru(table: OrderedDict, key, make: Callable):
     return value
 
 
-def _check_routes(topology, capacity, indptr, link, frac, latency, src, dst) -> None:
+def _check_routes(topology, capacity, indptr, link, frac, latency, src, dst, *,
+                  routes_checked: bool = False) -> None:
+    """Refuse routes a run cannot use: a link id outside the topology, a fraction or a
+    latency that is not finite and >= 0 (skipped when ``routes_checked``: these routes
+    passed before), a link of zero or non-finite ``capacity`` on a route."""
     names = topology.node_name
 
     def pair(entry):  # the (src -> dst) pair whose route holds route entry ``entry``
         path = int(np.searchsorted(indptr, entry, side="right") - 1)
         return f"{names[src[path]]} -> {names[dst[path]]}"
 
-    if link.size and (link.min() < 0 or link.max() >= capacity.size):
-        raise ValueError("topology.routes returned a link id outside the topology")
-    bad = np.flatnonzero(~(frac > 0) | ~np.isfinite(frac))
-    if bad.size:
-        raise ValueError(f"route {pair(bad[0])} puts fraction {frac[bad[0]]} on a link; "
-                         "fractions must be finite and > 0")
-    bad = np.flatnonzero(~(latency >= 0) | ~np.isfinite(latency))
-    if bad.size:
-        path = int(bad[0])
-        raise ValueError(f"route {names[src[path]]} -> {names[dst[path]]} has latency "
-                         f"{latency[path]} s; latencies must be finite and >= 0")
+    if not routes_checked:
+        _check_route_values(topology, capacity, link, frac, latency, src, dst, pair)
     usable = (capacity > 0) & np.isfinite(capacity)
     if not usable.all():
         bad = np.flatnonzero(~usable[link])
@@ -274,6 +275,21 @@ def _check_routes(topology, capacity, indptr, link, frac, latency, src, dst) -> 
                 "small positive factor (e.g. 0.01) to model a badly degraded link, or let "
                 "routing avoid it with nvlearn.topology.with_link_factor"
             )
+
+
+def _check_route_values(topology, capacity, link, frac, latency, src, dst, pair) -> None:
+    names = topology.node_name
+    if link.size and (link.min() < 0 or link.max() >= capacity.size):
+        raise ValueError("topology.routes returned a link id outside the topology")
+    bad = np.flatnonzero(~(frac > 0) | ~np.isfinite(frac))
+    if bad.size:
+        raise ValueError(f"route {pair(bad[0])} puts fraction {frac[bad[0]]} on a link; "
+                         "fractions must be finite and > 0")
+    bad = np.flatnonzero(~(latency >= 0) | ~np.isfinite(latency))
+    if bad.size:
+        path = int(bad[0])
+        raise ValueError(f"route {names[src[path]]} -> {names[dst[path]]} has latency "
+                         f"{latency[path]} s; latencies must be finite and >= 0")
 
 
 def _check_size(topology, schedule, timeline_bins: int) -> None:
@@ -431,15 +447,17 @@ def _fabric_inputs(topology, schedule, ranks, link_factor, model, protocol) -> _
     capacity = effective_capacity(topology, link_factor)
     op_path, routes = _route_set(topology, schedule, nodes)
     indptr, link, frac, latency = routes.arrays
-    first = np.zeros(indptr.size - 1, dtype=np.int64)
-    first[op_path[::-1]] = np.arange(op_path.size - 1, -1, -1)
-    _check_routes(topology, capacity, indptr, link, frac, latency,
-                  nodes[schedule.op_src][first], nodes[schedule.op_dst][first])
+    _check_routes(topology, capacity, indptr, link, frac, latency, routes.src, routes.dst,
+                  routes_checked=routes.checked)
+    routes.checked = True
     detail, delay = None, schedule.op_delay
     if model == "achievable":
-        capacity, latency, delay, detail = achievable_inputs(topology, schedule, capacity,
-                                                             indptr, link, latency, op_path,
-                                                             protocol)
+        if routes.path_type is None:
+            routes.path_type = path_types(topology, indptr, link)
+            routes.path_type.flags.writeable = False
+        capacity, latency, delay, detail = achievable_inputs(
+            topology, schedule, capacity, indptr, link, latency, op_path, protocol,
+            path_type=routes.path_type)
     return _Fabric(nodes, capacity, op_path, indptr, link, frac, latency, delay, detail,
                    routes)
 

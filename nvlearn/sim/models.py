@@ -526,7 +526,7 @@ def in_switch_round_trip(schedule, op_path: np.ndarray, wire_latency: np.ndarray
 
 def achievable_inputs(topology, schedule, capacity: np.ndarray, path_indptr: np.ndarray,
                       path_link: np.ndarray, wire_latency: np.ndarray, op_path: np.ndarray,
-                      protocol: str | None = None):
+                      protocol: str | None = None, *, path_type: np.ndarray | None = None):
     """Link capacities, route latencies and op delays of the achievable model.
 
     Parameters
@@ -543,6 +543,8 @@ def achievable_inputs(topology, schedule, capacity: np.ndarray, path_indptr: np.
         Route of each op.
     protocol : {"ll", "ll128", "simple"}, optional
         Default: NCCL's choice (:func:`nccl_protocol`).
+    path_type : ndarray of int, optional
+        :func:`path_types` of these routes, if the caller has it (computed here otherwise).
 
     Returns
     -------
@@ -567,7 +569,9 @@ def achievable_inputs(topology, schedule, capacity: np.ndarray, path_indptr: np.
     if row in _IN_SWITCH:
         base = max(0.0, base - in_switch_round_trip(schedule, op_path, wire_latency))
     per_type = np.array([step[t] for t in PATH_TYPES] + [0.0])   # index -1: no links
-    software = per_type[path_types(topology, path_indptr, path_link)]
+    if path_type is None:
+        path_type = path_types(topology, path_indptr, path_link)
+    software = per_type[path_type]
     latency = np.maximum(software, wire_latency)
     delay = np.array(schedule.op_delay, dtype=np.float64)
     delay[np.diff(schedule.dep_indptr) == 0] += base
