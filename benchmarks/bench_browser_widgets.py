@@ -33,6 +33,11 @@ Checks (a failure makes the exit status 1, the numbers are printed anyway):
   and every figure is shown at least at ``MIN_FIGURE_SCALE`` of its natural size (below
   that its 10 pt text is smaller than the notebook's body text).
 
+Host reference: before the browser starts, ``bench_first_visit.py --explorers traffic``
+runs in a subprocess and its line (CPU ms of a traffic state drawn in a plain process) is
+printed with the tables, so runs on two hosts can be told apart from two versions of the
+code (the same code drew 2.5-2.8x faster on session 23's host than on session 22's).
+
 Screenshots of every explorer go to ``artifacts/browser-bench/`` (git-ignored).
 """
 
@@ -343,13 +348,37 @@ def layout_problems(layout: dict) -> list[str]:
     return problems
 
 
-def report(results: list[ControlResult], layouts: list[dict], runs: dict[str, RunResult]) -> str:
-    """The markdown tables: per control, then per explorer's layout."""
+def host_reference() -> str:
+    """What one traffic-explorer state costs this host outside the browser
+    (``bench_first_visit.py``'s traffic line: CPU ms, median / max), or why it is missing."""
+    import subprocess
+
+    cmd = [sys.executable, str(REPO_ROOT / "benchmarks" / "bench_first_visit.py"),
+           "--explorers", "traffic"]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=True,
+                             cwd=REPO_ROOT).stdout
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"host reference: not measured ({err})"
+    line = next((ln for ln in out.splitlines() if ln.startswith("traffic")), None)
+    if line is None:
+        return "host reference: not measured (no traffic line in bench_first_visit.py's output)"
+    _, states, *ms = line.split()
+    build, draw, render = (" ".join(ms[i:i + 3]) for i in (0, 3, 6))
+    return (f"host reference (bench_first_visit.py, traffic explorer, {states} states, CPU ms "
+            f"median / max): build {build}, draw + PNG {draw}, render {render}")
+
+
+def report(results: list[ControlResult], layouts: list[dict], runs: dict[str, RunResult],
+           host: str = "") -> str:
+    """The markdown tables: per control, then per explorer's layout; ``host`` (the host
+    reference) under the first line."""
     lines = [
         f"{datetime.date.today().isoformat()}, {platform.machine()}, {os.cpu_count()} cores, "
         f"load average {os.getloadavg()[0]:.1f}; viewport {VIEWPORT['width']}x"
         f"{VIEWPORT['height']}, file browser open; times in ms from the input event to the "
         "last change of the explorer's output",
+        *([host] if host else []),
         "",
         "| nb | control | kind | n | p50 | p95 | max | verdict |",
         "|---|---|---|---|---|---|---|---|",
@@ -395,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     shots = None if args.no_screenshots else ARTIFACTS
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)
+    host = host_reference()
+    print(host, flush=True)
     results: list[ControlResult] = []
     layouts: list[dict] = []
     runs: dict[str, RunResult] = {}
@@ -417,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
                     _shutdown_kernels(url, token)
             finally:
                 browser.close()
-    table = report(results, layouts, runs)
+    table = report(results, layouts, runs, host)
     print()
     print(table)
     if shots is not None:
