@@ -376,8 +376,6 @@ class Explorer(Controls):
         key = self._key(values)
         hit = self._cache.get(key)
         if hit is not None:
-            if keep:
-                self._seen(key)
             return hit
         pending = self._in_flight.get(key)
         if pending is not None and worker.ready(self._render):
@@ -386,15 +384,11 @@ class Explorer(Controls):
             except Exception:  # noqa: BLE001 - rendered here instead, where the error shows
                 pass
             else:
-                if keep:  # stored here too: the prefetch thread may store it only later
-                    self._store(key, state)
-                    self._seen(key)
+                self._store(key, state)  # here too: the prefetch thread may store it later
                 return state
         with self._render_lock:
             hit = self._cache.get(key)  # the prefetch thread may have just made it
             if hit is not None:
-                if keep:
-                    self._seen(key)
                 return hit
             with live.scope(self):  # the explorer's figures, updated in place
                 out = self._render(**values)
@@ -412,8 +406,6 @@ class Explorer(Controls):
                     for a, v in self._shown_attrs.items():
                         setattr(self, a, v)
             self._store(key, (png, text, attrs))
-            if keep:
-                self._seen(key)
         return png, text, attrs
 
     def _seen(self, key: tuple) -> None:
@@ -460,6 +452,7 @@ class Explorer(Controls):
         t0 = time.perf_counter()
         self._generation += 1
         png, text, attrs = self._state(self.values, keep=True)
+        self._seen(self._key(self.values))
         with self._attrs_lock:
             self._shown_attrs = attrs
             for a, v in attrs.items():
