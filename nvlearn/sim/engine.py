@@ -55,8 +55,8 @@ __all__ = ["Fabric", "Ops", "Output", "run"]
 DEP_SENT = 1  # nvlearn.schedule.DEP_SENT; any other kind waits for the arrival
 # counters kept in an int64 array (a helper changes them in place) ...
 _I_HEAP, _I_FREE, _I_USED, _I_ACTIVE, _I_DIRTY, _I_FRESH, _I_STACK, _I_STAMP = range(8)
-_I_EVENTS, _I_BATCHES, _I_ENTRIES = 8, 9, 10
-_N_COUNTERS = 11
+_I_EVENTS, _I_BATCHES, _I_ENTRIES, _I_CROSSED = 8, 9, 10, 11
+_N_COUNTERS = 12
 # ... and the float ones: bin width (s), last timeline update (s), summed flow rates (B/s)
 _F_WIDTH, _F_T_AGG, _F_RATE = range(3)
 
@@ -106,7 +106,8 @@ class Output(NamedTuple):
 
 
 class _Flows(NamedTuple):
-    """The transfers in progress, in reused slots; the constraints touched in a batch."""
+    """The transfers in progress, in reused slots; the constraints they cross; the
+    constraints touched in a batch."""
 
     op_slot: np.ndarray       # per op: its slot, -1 if not transferring
     op: np.ndarray
@@ -117,6 +118,10 @@ class _Flows(NamedTuple):
     fresh: np.ndarray         # slots started in this batch
     dirty: np.ndarray         # per constraint: stamp of the batch that last touched it
     seeds: np.ndarray         # the constraints touched in this batch
+    c_w: np.ndarray           # per constraint: summed fractions of the flows crossing it
+    c_n: np.ndarray           # ... and their count (route entries)
+    crossed: np.ndarray       # the constraints with c_n > 0 ...
+    crossed_at: np.ndarray    # ... and each one's place in that list (-1: not in it)
 
 
 class _Books(NamedTuple):
@@ -155,22 +160,19 @@ class _Queue(NamedTuple):
 
 
 @njit
-def _apply(tb, n_c, n_g, capacity, gr, en, sc, n_ops, books, width, h_t, h_op, h_pos,
-           n_heap):
+def _apply(tb, n_c, n_g, gr, sc, n_ops, books, width, h_t, h_op, h_pos, n_heap):
     """After a solve at ``tb``: close the constant-load interval of each constraint whose
     load changed (busy time, timeline), and reschedule the groups reached.
     Returns ``(n_heap, width, change)`` with ``change`` the change of the summed flow rates
     (bytes/s)."""
     timeline, busy, lk_rate, lk_t = books.timeline, books.busy, books.lk_rate, books.lk_t
-    level, size, cseg, cw, cmeta = gr.level, gr.size, en.cseg, en.cw, en.cmeta
-    c_list, g_list, before = sc.c_list, sc.g_list, sc.before
+    level, size = gr.level, gr.size
+    c_list, g_list, before, filled = sc.c_list, sc.g_list, sc.before, sc.filled
     width = bins.fit(timeline, width, tb)
     n_bins = timeline.shape[1]
     for j in range(n_c):
         lk = c_list[j]
-        new = 0.0
-        for p in range(cmeta[lk, 0], cmeta[lk, 0] + cmeta[lk, 2]):
-            new += cw[p] * level[cseg[p] & 0xFFFFFFFF]
+        new = filled[lk]  # the solve froze every flow crossing it
         r = lk_rate[lk]
         if new == r:
             continue  # the link's load goes on unchanged: its books stay open
@@ -238,7 +240,9 @@ def _new_flows(n_ops, n_lk):
     return _Flows(np.full(n_ops, -1, np.int32), np.empty(n_ops, np.int32),
                   np.empty(n_ops, np.int32), np.empty(n_ops), np.empty(n_ops),
                   np.empty(n_ops, np.int32), np.empty(n_ops, np.int32),
-                  np.zeros(n_lk, np.int64), np.empty(n_lk, np.int32))
+                  np.zeros(n_lk, np.int64), np.empty(n_lk, np.int32), np.zeros(n_lk),
+                  np.zeros(n_lk, np.int64), np.empty(n_lk, np.int32),
+                  np.full(n_lk, -1, np.int32))
 
 
 @njit
@@ -271,7 +275,8 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
                                    fabric.path_latency)
     op_bytes, op_delay, op_path, op_src, op_dst = ops.bytes, ops.delay, ops.path, ops.src, \
         ops.dst
-    op_slot, slot_op, slot_path, slot_bytes, slot_t, free, fresh, dirty, seeds = flows
+    (op_slot, slot_op, slot_path, slot_bytes, slot_t, free, fresh, dirty, seeds, c_w, c_n,
+     crossed, crossed_at) = flows
     path_bytes, send_n, recv_n, send_t0, recv_t0, send_busy, recv_busy = (
         books.path_bytes, books.send_n, books.recv_n, books.send_t0, books.recv_t0,
         books.send_busy, books.recv_busy)
@@ -307,6 +312,15 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
                     dirty[c] = stamp
                     seeds[cnt[_I_DIRTY]] = c
                     cnt[_I_DIRTY] += 1
+                c_n[c] -= 1
+                c_w[c] -= frac[e]
+                if c_n[c] == 0:  # no flow crosses it now: out of the list (the last in)
+                    c_w[c] = 0.0
+                    cnt[_I_CROSSED] -= 1
+                    last = crossed[cnt[_I_CROSSED]]
+                    crossed[crossed_at[c]] = last
+                    crossed_at[last] = crossed_at[c]
+                    crossed_at[c] = -1
             key = np.int32(n_ops + g)
             if size[g] > 0:  # it stays in the heap for its next end
                 heap.update(h_t, h_op, h_pos, cnt[_I_HEAP], key,
@@ -355,6 +369,12 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
                         dirty[c] = stamp
                         seeds[cnt[_I_DIRTY]] = c
                         cnt[_I_DIRTY] += 1
+                    if c_n[c] == 0:
+                        crossed_at[c] = cnt[_I_CROSSED]
+                        crossed[cnt[_I_CROSSED]] = c
+                        cnt[_I_CROSSED] += 1
+                    c_n[c] += 1
+                    c_w[c] += frac[e]
                 cnt[_I_ACTIVE] += 1
                 cnt[_I_ENTRIES] += indptr[path + 1] - indptr[path]
                 s = op_src[i]
@@ -394,9 +414,10 @@ def _resolve(t0, fabric, flows, books, q, gr, en, sc, cnt, rate):
     n_c, n_g, en = groups.solve(flows.seeds, cnt[_I_DIRTY], flows.fresh, cnt[_I_FRESH], t0,
                                 fabric.capacity, fabric.path_indptr, fabric.path_link,
                                 fabric.path_frac, flows.path, flows.t, flows.bytes,
+                                flows.c_w, flows.c_n, flows.crossed, cnt[_I_CROSSED],
                                 cnt[_I_ENTRIES], gr, en, sc)
     cnt[_I_HEAP], rate[_F_WIDTH], change = _apply(
-        t0, n_c, n_g, fabric.capacity, gr, en, sc, q.start.shape[0], books, rate[_F_WIDTH],
+        t0, n_c, n_g, gr, sc, q.start.shape[0], books, rate[_F_WIDTH],
         q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP])
     rate[_F_RATE] += change
     return en

@@ -86,7 +86,8 @@ class Entries(NamedTuple):
     pos: np.ndarray      # (n, 3): place in the rows' pool, in the columns'; next on its chain
     bucket: np.ndarray   # hash table: first entry of each chain, -1
     free: np.ndarray     # stack of freed entries
-    cnt: np.ndarray      # entries ever used, free, live; hash bits; row and column pools used
+    cnt: np.ndarray      # entries ever used, free, live; hash bits; row and column pools
+    #                      used; rows in use (the groups with members)
     rseg: np.ndarray
     rw: np.ndarray
     rk: np.ndarray
@@ -155,7 +156,7 @@ def new_entries(size, n_c, pool):
         bits += 1
     return Entries(np.empty((size, 2), np.int32), np.empty((size, 3), np.int64),
                    np.full(1 << bits, -1, np.int64), np.empty(size, np.int64),
-                   np.array([0, 0, 0, bits, 0, 0], np.int64), np.empty(pool, np.int64),
+                   np.array([0, 0, 0, bits, 0, 0, 0], np.int64), np.empty(pool, np.int64),
                    np.empty(pool), np.empty(pool, np.int64), np.zeros((n_c, 3), np.int64),
                    np.empty(pool, np.int64), np.empty(pool), np.zeros((n_c, 3), np.int64))
 
@@ -326,6 +327,8 @@ def _row_push(g, e, c, rseg, rw, rk, rmeta, pos, ecnt):
             rk[base + q] = rk[old + q]
             pos[rseg[base + q] >> 32, 0] = base + q
     p = base + n
+    if n == 0:
+        ecnt[6] += 1  # the group's first entry: it has members now
     rseg[p] = (np.int64(e) << 32) | c
     rw[p] = 0.0
     rk[p] = 0
@@ -367,6 +370,8 @@ def _drop(e, g, c, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, c
     rk[p] = rk[last]
     pos[rseg[p] >> 32, 0] = p
     rmeta[g, 2] -= 1
+    if rmeta[g, 2] == 0:
+        ecnt[6] -= 1  # the group's last entry: it has no members left
     p = pos[e, 1]
     last = cmeta[c, 0] + cmeta[c, 2] - 1
     cseg[p] = cseg[last]
@@ -441,6 +446,7 @@ def _reserve(en, live):
     new.pos[:top, :2] = en.pos[:top, :2]
     new.free[:en.cnt[1]] = en.free[:en.cnt[1]]
     new.cnt[:3] = en.cnt[:3]
+    new.cnt[6] = en.cnt[6]
     bits = new.cnt[3]
     for e in range(top):
         if en.ids[e, 0] >= 0:  # live
@@ -552,9 +558,23 @@ def _freeze_group(g, lam, filled, weight, left, rseg, rw, rk, rmeta):
         left[c2] -= rk[p]
 
 
+@njit(inline="always")
+def _reach(c, r, c_vis, c_list, n_c, weight, left, filled, c_w, c_n):
+    """Constraint ``c`` joins the solve (if it has not yet): its unfrozen flows are all the
+    flows crossing it. Returns the new count of constraints reached."""
+    if c_vis[c] == r:
+        return n_c
+    c_vis[c] = r
+    c_list[n_c] = c
+    weight[c] = c_w[c]
+    left[c] = c_n[c]
+    filled[c] = 0.0
+    return n_c + 1
+
+
 @njit
 def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot_path,
-          slot_t, slot_bytes, n_entries, gr, en, sc):
+          slot_t, slot_bytes, c_w, c_n, crossed, n_crossed, n_entries, gr, en, sc):
     """Re-solve the components a batch touched (see the module docstring), in place.
 
     Parameters
@@ -580,6 +600,14 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         Each slot's start time, seconds (>= ``t0`` for the new flows).
     slot_bytes : ndarray of float64
         Each slot's size, bytes.
+    c_w, c_n : ndarray
+        Per constraint, the summed fractions (float64) and the count (int64) of the route
+        entries of all flows in progress crossing it, the new ones included.
+    crossed : ndarray of int
+        The constraints some flow in progress crosses (``c_n > 0``), in
+        ``crossed[:n_crossed]``.
+    n_crossed : int
+        How many.
     n_entries : int
         Route entries of all flows in progress: a bound on the entries in use.
     gr : Groups
@@ -587,9 +615,9 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
     en : Entries
         The entries, in place (or grown: the returned copy replaces them).
     sc : Scratch
-        Scratch; on return ``sc.c_list[:n_c]`` lists the constraints reached (whose loads
-        may have changed) and ``sc.g_list[:n_g]`` the groups reached, ``sc.before`` holding
-        each one's summed rate before (bytes/s).
+        Scratch; on return ``sc.c_list[:n_c]`` lists the constraints reached and
+        ``sc.filled`` holds each one's new load (bytes/s), ``sc.g_list[:n_g]`` the groups
+        reached, ``sc.before`` holding each one's summed rate before (bytes/s).
 
     Returns
     -------
@@ -610,21 +638,21 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
     stamp[0] = r
     fr_ent = _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path,
                                   fr_ptr, c_rank)
-    # breadth-first over constraints, groups (clocks brought to t0) and new flows, summing
-    # the unfrozen flows' fractions and counts per constraint on the way
+    # the component: breadth-first from the seeds over constraints (their columns give
+    # their groups, whose clocks are brought to t0) and groups (their rows give more
+    # constraints), and the new flows. Every flow crossing a constraint reached is in the
+    # component, so its unfrozen weight and count are c_w and c_n. Once every group with
+    # members is reached (ecnt[6]: on a multipath fabric, mostly after the seeds' columns)
+    # the component is every flow in progress, and its constraints every one crossed.
     n_c = 0
-    n_g = 0
     for j in range(n_seeds):
-        if c_vis[seeds[j]] == r:
-            continue
-        c_vis[seeds[j]] = r
-        c_list[n_c] = seeds[j]
-        n_c += 1
-        weight[seeds[j]] = 0.0
-        filled[seeds[j]] = 0.0
-        left[seeds[j]] = 0
-        q = n_c - 1
-        while q < n_c:
+        n_c = _reach(seeds[j], r, c_vis, c_list, n_c, weight, left, filled, c_w, c_n)
+    n_g = 0
+    every = ecnt[6] == 0
+    q = 0
+    q_g = 0
+    while not every:
+        if q < n_c:
             c = c_list[q]
             q += 1
             for p in range(cmeta[c, 0], cmeta[c, 0] + cmeta[c, 2]):
@@ -638,17 +666,9 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                     clock[g] += level[g] * (t0 - clock_t[g])
                     clock_t[g] = t0
                 before[g] = level[g] * size[g]
-                for p2 in range(rmeta[g, 0], rmeta[g, 0] + rmeta[g, 2]):
-                    c2 = rseg[p2] & _LOW
-                    if c_vis[c2] != r:
-                        c_vis[c2] = r
-                        c_list[n_c] = c2
-                        n_c += 1
-                        weight[c2] = 0.0
-                        filled[c2] = 0.0
-                        left[c2] = 0
-                    weight[c2] += rw[p2]
-                    left[c2] += rk[p2]
+            if n_g == ecnt[6]:
+                every = True
+                break
             k = c_rank[c]
             if 0 <= k < n_seeds and seeds[k] == c:
                 for p in range(fr_ptr[k], fr_ptr[k + 1]):
@@ -658,16 +678,21 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                     s_vis[s] = r
                     path = slot_path[s]
                     for e3 in range(indptr[path], indptr[path + 1]):
-                        c2 = link[e3]
-                        if c_vis[c2] != r:
-                            c_vis[c2] = r
-                            c_list[n_c] = c2
-                            n_c += 1
-                            weight[c2] = 0.0
-                            filled[c2] = 0.0
-                            left[c2] = 0
-                        weight[c2] += frac[e3]
-                        left[c2] += 1
+                        n_c = _reach(link[e3], r, c_vis, c_list, n_c, weight, left, filled,
+                                     c_w, c_n)
+        elif q_g < n_g:
+            g = g_list[q_g]
+            q_g += 1
+            for p in range(rmeta[g, 0], rmeta[g, 0] + rmeta[g, 2]):
+                n_c = _reach(rseg[p] & _LOW, r, c_vis, c_list, n_c, weight, left, filled,
+                             c_w, c_n)
+        else:
+            break
+    if every:
+        for j in range(n_crossed):
+            n_c = _reach(crossed[j], r, c_vis, c_list, n_c, weight, left, filled, c_w, c_n)
+        for j in range(n_fresh):
+            s_vis[fresh[j]] = r
     # progressive filling; the next constraint to saturate comes off an indexed heap of fill
     # levels, refreshed lazily
     n_heap = 0
