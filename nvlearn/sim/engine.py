@@ -282,8 +282,11 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
         books.send_busy, books.recv_busy)
     (h_t, h_op, h_pos, stack_op, stack_t, out_ptr, out_op, out_kind, pending, ready, start,
      sent, end) = q
-    level, clock, clock_t, size, root, grp, tag, ph = gr
-    ids, pos, bucket, efree, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta = en
+    level, clock, clock_t, size, root, grp, tag, ph, mnext, mprev = gr
+    width = mnext.shape[1]
+    mnext = mnext.reshape(-1)
+    mprev = mprev.reshape(-1)
+    ids, head, pos, bucket, efree, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta = en
     n_ops = op_bytes.shape[0]
     stamp = cnt[_I_STAMP]
     while True:
@@ -304,8 +307,9 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
             sl = root[g]
             i = slot_op[sl]
             path = op_path[i]
-            groups.leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, pos,
-                         bucket, efree, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta)
+            groups.leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, mnext,
+                         mprev, width, ids, head, pos, bucket, efree, ecnt, rseg, rw, rk, rmeta,
+                         cseg, cw, cmeta)
             for e in range(indptr[path], indptr[path + 1]):
                 c = link[e]
                 if dirty[c] != stamp:
@@ -463,7 +467,10 @@ def run(fabric, ops, n_bins, bin_width, rtol):
     flows = _new_flows(n_ops, n_lk)
     books = _new_books(n_lk, fabric.path_indptr.shape[0] - 1, ops.n_participants, n_bins)
     q = _new_queue(ops, n_lk)
-    gr = groups.new_groups(n_lk, n_ops)
+    width = 1
+    for path in range(fabric.path_indptr.shape[0] - 1):
+        width = max(width, fabric.path_indptr[path + 1] - fabric.path_indptr[path])
+    gr = groups.new_groups(n_lk, n_ops, width)
     en = groups.new_entries(64, n_lk, 0)
     sc = groups.new_scratch(n_lk, n_ops)
     cnt = np.zeros(_N_COUNTERS, np.int64)

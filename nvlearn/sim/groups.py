@@ -13,10 +13,11 @@ heap on their tags, so
   its next end rescheduled;
 * only flows that *change group* (their bottleneck moved) are touched one by one.
 
-The solve works on groups. Per (group, constraint) the engine keeps the summed fractions
-and the count of the group's flows crossing the constraint (:class:`Entries`: each group's
-row and each constraint's column a contiguous segment of a pool, a hash table to find an
-entry). :func:`solve` re-solves the connected components (constraints linked by the groups
+The solve works on groups. Per (group, constraint) the engine keeps the summed fractions,
+the count and a list of the group's flows crossing the constraint (:class:`Entries`: each
+group's row and each constraint's column a contiguous segment of a pool, a hash table to
+find an entry; the lists are linked through each flow's places on its route, so a split
+takes exactly the flows it moves, without scanning the group). :func:`solve` re-solves the connected components (constraints linked by the groups
 and new flows crossing them) that a batch of starts and ends touched, by progressive
 filling with groups as the units: when constraint ``c`` saturates, its own group freezes
 whole, the other unfrozen groups crossing it hand it the flows that cross it (all of them,
@@ -72,17 +73,21 @@ class Groups(NamedTuple):
     tag: np.ndarray      # per slot: the group clock at which it ends
     ph: np.ndarray       # per slot: pairing heap links (first child, next sibling, previous:
     #                      the parent of a first child, else the left sibling)
+    mnext: np.ndarray    # per (slot, place on its route): the next flow in the member list
+    mprev: np.ndarray    # of its (group, constraint) entry, as ``slot * width + place``, and
+    #                      the previous one (``-2 - entry`` for the first; -1: the end)
 
 
 class Entries(NamedTuple):
-    """Pool of (group, constraint) entries: summed fractions and count of the group's flows
-    crossing the constraint. Each group's row and each constraint's column is a segment of
+    """Pool of (group, constraint) entries: summed fractions, count and list of the group's
+    flows crossing the constraint. Each group's row and each constraint's column is a segment of
     a pool (``rmeta``, ``cmeta``: base, capacity and length per owner) holding, per entry,
     ``entry << 32 | the other index`` and the entry's values (row: fractions ``rw`` and
     count ``rk``; column: fractions ``cw``), so walking one reads memory in order; a hash
     table finds the entry of a (group, constraint)."""
 
     ids: np.ndarray      # (n, 2): group (-1 once freed), constraint
+    head: np.ndarray     # (n,): first of its flows' member list (Groups.mnext), -1: none
     pos: np.ndarray      # (n, 3): place in the rows' pool, in the columns'; next on its chain
     bucket: np.ndarray   # hash table: first entry of each chain, -1
     free: np.ndarray     # stack of freed entries
@@ -116,9 +121,7 @@ class Scratch(NamedTuple):
     h_c: np.ndarray
     h_pos: np.ndarray
     s_vis: np.ndarray    # per slot: stamp once reached (new flows)
-    s_done: np.ndarray   # per slot: stamp once frozen (new flows)
-    members: np.ndarray  # per slot: a group's members being moved
-    stack: np.ndarray
+    s_done: np.ndarray   # per slot: stamp once frozen (new flows, flows changing group)
     snap: np.ndarray     # the unfrozen groups of a column being frozen
     mv_slot: np.ndarray  # per slot: the flows joining the group being frozen ...
     mv_from: np.ndarray  # ... the group each leaves (-1: a new flow) ...
@@ -126,11 +129,13 @@ class Scratch(NamedTuple):
 
 
 @njit
-def new_groups(n_c, n_slots):
-    """Empty groups for ``n_c`` constraints and ``n_slots`` flow slots."""
+def new_groups(n_c, n_slots, width):
+    """Empty groups for ``n_c`` constraints and ``n_slots`` flow slots, whose routes cross
+    at most ``width`` constraints (>= 1)."""
     return Groups(np.zeros(n_c), np.zeros(n_c), np.zeros(n_c), np.zeros(n_c, np.int64),
                   np.full(n_c, -1, np.int32), np.empty(n_slots, np.int32), np.empty(n_slots),
-                  np.empty((n_slots, 3), np.int32))
+                  np.empty((n_slots, 3), np.int32), np.empty((n_slots, width), np.int64),
+                  np.empty((n_slots, width), np.int64))
 
 
 @njit
@@ -154,7 +159,8 @@ def new_entries(size, n_c, pool):
     bits = 4
     while (1 << bits) < size:
         bits += 1
-    return Entries(np.empty((size, 2), np.int32), np.empty((size, 3), np.int64),
+    return Entries(np.empty((size, 2), np.int32), np.empty(size, np.int64),
+                   np.empty((size, 3), np.int64),
                    np.full(1 << bits, -1, np.int64), np.empty(size, np.int64),
                    np.array([0, 0, 0, bits, 0, 0, 0], np.int64), np.empty(pool, np.int64),
                    np.empty(pool), np.empty(pool, np.int64), np.zeros((n_c, 3), np.int64),
@@ -170,7 +176,6 @@ def new_scratch(n_c, n_slots):
                    np.zeros(n_c), np.empty(n_c), np.empty(n_c), np.empty(n_c, np.int64),
                    np.empty(n_c), np.empty(n_c, np.int32), np.full(n_c, -1, np.int32),
                    np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64),
-                   np.empty(n_slots, np.int32), np.empty(n_slots, np.int32),
                    np.empty(n_c, np.int64), np.empty(n_slots, np.int32),
                    np.empty(n_slots, np.int32), np.empty(n_slots))
 
@@ -269,25 +274,27 @@ def _remove(s, g, root, tag, ph):
 
 
 @njit(inline="always")
-def _list_members(r0, ph, out, stack):
-    """The slots of the heap rooted at ``r0`` into ``out``; returns how many."""
-    if r0 < 0:
-        return 0
-    n = 0
-    top = 1
-    stack[0] = r0
-    while top > 0:
-        top -= 1
-        x = stack[top]
-        out[n] = x
-        n += 1
-        if ph[x, 0] >= 0:
-            stack[top] = ph[x, 0]
-            top += 1
-        if x != r0 and ph[x, 1] >= 0:
-            stack[top] = ph[x, 1]
-            top += 1
-    return n
+def _link(node, x, head, mnext, mprev):
+    """Put ``node`` (a flow's place on its route) first in entry ``x``'s member list."""
+    n = head[x]
+    mnext[node] = n
+    mprev[node] = -2 - x
+    if n >= 0:
+        mprev[n] = node
+    head[x] = node
+
+
+@njit(inline="always")
+def _unlink(node, head, mnext, mprev):
+    """Take ``node`` out of its entry's member list."""
+    p = mprev[node]
+    n = mnext[node]
+    if p >= 0:
+        mnext[p] = n
+    else:
+        head[-2 - p] = n
+    if n >= 0:
+        mprev[n] = p
 
 
 # ---------------------------------------------------------------- (group, constraint) entries
@@ -385,7 +392,8 @@ def _drop(e, g, c, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, c
 
 
 @njit
-def _new_entry(g, c, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
+def _new_entry(g, c, h, ids, head, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw,
+               cmeta):
     """A new entry for (group ``g``, constraint ``c``) on hash chain ``h``, with no flow
     yet, appended to the group's row and the constraint's column. Returns it."""
     if ecnt[1] > 0:
@@ -397,6 +405,7 @@ def _new_entry(g, c, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg,
     ecnt[2] += 1
     ids[e, 0] = g
     ids[e, 1] = c
+    head[e] = -1
     pos[e, 2] = bucket[h]
     bucket[h] = e
     _row_push(g, e, c, rseg, rw, rk, rmeta, pos, ecnt)
@@ -443,6 +452,7 @@ def _reserve(en, live):
     new = new_entries(size, n_c, 0)
     top = en.cnt[0]
     new.ids[:top] = en.ids[:top]
+    new.head[:top] = en.head[:top]
     new.pos[:top, :2] = en.pos[:top, :2]
     new.free[:en.cnt[1]] = en.free[:en.cnt[1]]
     new.cnt[:3] = en.cnt[:3]
@@ -458,20 +468,20 @@ def _reserve(en, live):
     pool = 2 * (2 * live + 4 * n_c + need)
     rseg, rw, rk, new.cnt[4] = _compact(en.rseg, en.rw, en.rk, new.rmeta, new.pos, 0, pool)
     cseg, cw, _, new.cnt[5] = _compact(en.cseg, en.cw, en.rk, new.cmeta, new.pos, 1, pool)
-    return Entries(new.ids, new.pos, new.bucket, new.free, new.cnt, rseg, rw, rk, new.rmeta,
-                   cseg, cw, new.cmeta)
+    return Entries(new.ids, new.head, new.pos, new.bucket, new.free, new.cnt, rseg, rw, rk,
+                   new.rmeta, cseg, cw, new.cmeta)
 
 
 # ---------------------------------------------------------------- flows leaving
 
 
 @njit(inline="always")
-def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, pos, bucket, free,
-          ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
+def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, mnext, mprev, width, ids,
+          head, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta):
     """Slot ``sl``, the root of group ``g``'s heap (its next flow to end), ends: it leaves
-    the heap, and its route's fractions leave the group's entries (an entry whose count
-    falls to 0 is freed). Arrays, not the named tuples, so the engine's event loop reads
-    each once per batch.
+    the heap, and its route's fractions and places leave the group's entries (an entry
+    whose count falls to 0 is freed). Arrays, not the named tuples, so the engine's event
+    loop reads each once per batch.
 
     Parameters
     ----------
@@ -481,7 +491,11 @@ def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, pos, b
         Routes over constraints (CSR, as :class:`~nvlearn.sim.engine.Fabric` holds them).
     root, tag, ph, size, grp : ndarray
         The fields of :class:`Groups` of those names, updated in place.
-    ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta : ndarray
+    mnext, mprev : ndarray
+        Those fields of :class:`Groups`, flattened (``slot * width + place``).
+    width : int
+        Their second dimension: the most constraints a route crosses.
+    ids, head, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta : ndarray
         The fields of :class:`Entries` (``w``, ``k``, ``cnt`` as ``ew``, ``ek``, ``ecnt``),
         updated in place.
 
@@ -501,6 +515,7 @@ def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, ids, pos, b
         x = bucket[h]
         while ids[x, 0] != g or ids[x, 1] != c:
             x = pos[x, 2]
+        _unlink(sl * width + e - indptr[path], head, mnext, mprev)
         p = pos[x, 0]
         rk[p] -= 1
         if rk[p] > 0:
@@ -629,11 +644,14 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         The entries to use from now on.
     """
     en = _reserve(en, n_entries)  # an entry holds at least one route entry of a flow
-    level, clock, clock_t, size, root, grp, tag, ph = gr
-    ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta = en
+    level, clock, clock_t, size, root, grp, tag, ph, mnext, mprev = gr
+    width = mnext.shape[1]
+    mnext = mnext.reshape(-1)
+    mprev = mprev.reshape(-1)
+    ids, head, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta = en
+    bits = ecnt[3]
     (stamp, c_vis, c_list, fr_ptr, c_rank, g_vis, g_list, g_done, before, weight, filled,
-     left, h_t, h_c, h_pos, s_vis, s_done, members, stack, snap, mv_slot, mv_from,
-     mv_rem) = sc
+     left, h_t, h_c, h_pos, s_vis, s_done, snap, mv_slot, mv_from, mv_rem) = sc
     r = stamp[0] + 1
     stamp[0] = r
     fr_ent = _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path,
@@ -758,20 +776,24 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 g_done[g] = r
                 level[g] = lam_g
                 continue
-            n_m = _list_members(root[g], ph, members, stack)
-            for m in range(n_m):
-                sl = members[m]
-                path = slot_path[sl]
-                crosses = False
-                for e2 in range(indptr[path], indptr[path + 1]):
-                    crosses |= link[e2] == c
-                if crosses:
+            # g's members crossing c: the member list of entry (g, c) (a route crossing c
+            # twice is in it twice)
+            h = _hash(g, c, bits)
+            x = bucket[h]
+            while ids[x, 0] != g or ids[x, 1] != c:
+                x = pos[x, 2]
+            node = head[x]
+            while node >= 0:
+                sl = node // width
+                if s_done[sl] != r:
+                    s_done[sl] = r
                     mv_slot[n_mv] = sl
                     mv_from[n_mv] = g
                     mv_rem[n_mv] = tag[sl] - clock[g]
                     n_mv += 1
                     _remove(sl, g, root, tag, ph)
                     size[g] -= 1
+                node = mnext[node]
         # ... and the new flows crossing it, which started at slot_t >= t0: by then the
         # group's clock had run lam * (slot_t - t0)
         k = c_rank[c]
@@ -787,7 +809,6 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 n_mv += 1
         # they freeze at lam_c and join group c: out of their old group's entries, into
         # c's (written out: an inlined call increfs its array arguments)
-        bits = ecnt[3]
         unfrozen -= n_mv
         for m in range(n_mv):
             sl = mv_slot[m]
@@ -808,11 +829,13 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 filled[c2] += w * lam_c
                 weight[c2] -= w
                 left[c2] -= 1
+                node = sl * width + e - indptr[path]
                 if g >= 0:
                     h = _hash(g, c2, bits)
                     x = bucket[h]
                     while ids[x, 0] != g or ids[x, 1] != c2:
                         x = pos[x, 2]
+                    _unlink(node, head, mnext, mprev)
                     p = pos[x, 0]
                     rk[p] -= 1
                     if rk[p] > 0:
@@ -826,8 +849,9 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 while x >= 0 and (ids[x, 0] != c or ids[x, 1] != c2):
                     x = pos[x, 2]
                 if x < 0:
-                    x = _new_entry(c, c2, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta,
-                                   cseg, cw, cmeta)
+                    x = _new_entry(c, c2, h, ids, head, pos, bucket, free, ecnt, rseg, rw, rk,
+                                   rmeta, cseg, cw, cmeta)
+                _link(node, x, head, mnext, mprev)
                 p = pos[x, 0]
                 rw[p] += w
                 rk[p] += 1
