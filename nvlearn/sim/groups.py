@@ -17,18 +17,22 @@ The solve works on groups. Per (group, constraint) the engine keeps the summed f
 the count and a list of the group's flows crossing the constraint (:class:`Entries`: each
 group's row and each constraint's column a contiguous segment of a pool, a hash table to
 find an entry; the lists are linked through each flow's places on its route, so a split
-takes exactly the flows it moves, without scanning the group). :func:`solve` re-solves the connected components (constraints linked by the groups
-and new flows crossing them) that a batch of starts and ends touched, by progressive
-filling with groups as the units: when constraint ``c`` saturates, its own group freezes
-whole, the other unfrozen groups crossing it hand it the flows that cross it (all of them,
-or a split), and the new flows crossing it join it. A group whose own constraint saturates
-at the same level (to :data:`TIE`) keeps its flows rather than handing them over, so ties
-do not move flows back and forth at every re-solve. The result is the progressive filling
-of the flows themselves, so it equals a full re-solve to rounding (and to ``TIE`` where two
-constraints tie; ``tests/test_sim_groups.py`` compares it with one after every batch, on
-random instances). Its cost is the number of (group, constraint) pairs of the component,
-not the number of flows: on the 256-GPU pod's uneven all-to-all about 10 k pairs for 65 k
-flows.
+takes exactly the flows it moves, without scanning the group). :func:`solve` re-solves
+the connected components (constraints linked by the groups and new flows crossing them)
+that a batch of starts and ends touched, by progressive filling with groups as the units:
+when constraint ``c`` saturates, its own group freezes whole, the other unfrozen groups
+crossing it hand it the flows that cross it (all of them, or a split), and the new flows
+crossing it join it. A group whose own constraint saturates at the same level (to
+:data:`TIE`) keeps its flows rather than handing them over, so ties do not move flows back
+and forth at every re-solve. The result is the progressive filling of the flows
+themselves, so it equals a full re-solve to rounding (and to ``TIE`` where two constraints
+tie; ``tests/test_sim_groups.py`` compares it with one after every batch, on random
+instances). Its cost is the number of (group, constraint) pairs of the component, not the
+number of flows: on the 256-GPU pod's uneven all-to-all about 10 k pairs for 65 k flows.
+The search for the component stops as soon as it has reached every group with members (on
+a multipath fabric, mostly within the seeds' columns): the component is then every flow in
+progress, and its constraints every one a flow crosses, which the engine keeps listed with
+their summed fractions and counts (the fill's starting weights).
 
 References
 ----------
