@@ -171,6 +171,26 @@ def test_flows_that_share_a_bottleneck_share_one_group_and_its_clock():
     np.testing.assert_allclose(got["busy"], [2.5], rtol=1e-14)
 
 
+def test_a_fill_that_rebuilds_its_heap_equals_a_full_re_solve():
+    from nvlearn.sim.groups import REBUILD
+
+    # 40 flows share link 0 (capacity 40: level 1), each also crossing its own link
+    # (capacity 2: a fill level of 2 on the heap); one more flow crosses link 41 alone
+    # (level 5, and long). Once link 0 saturates, the own links have no unfrozen flow but
+    # sit on top of the heap: popping REBUILD of them rebuilds it, at every re-solve while
+    # link 0 still saturates first (20 flows or more on it)
+    n = 40
+    assert n >= 2 * REBUILD
+    capacity = np.array([float(n)] + [2.0] * n + [5.0])
+    routes = [[(0, 1.0), (1 + i, 1.0)] for i in range(n)] + [[(n + 1, 1.0)]]
+    sizes = np.append(1.0 + 0.1 * np.arange(n), 50.0)
+    inst = (capacity, routes, np.arange(n + 1, dtype=np.int32), sizes, np.zeros(n + 1),
+            [[] for _ in range(n + 1)])
+    got, want = engine(inst), reference(inst)
+    for name in FIELDS:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-9, atol=1e-9, err_msg=name)
+
+
 def test_an_uneven_all_to_all_on_the_pod_equals_a_full_re_solve():
     from nvlearn.collectives import alltoall
     from nvlearn.sim import simulate

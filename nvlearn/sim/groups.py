@@ -63,6 +63,11 @@ _LOW = np.int64(0xFFFFFFFF)  # the other index in a segment's ``entry << 32 | in
 #: with the one saturating keeps its flows (rates then differ from an exact fill by at most
 #: this much).
 TIE = 1e-12
+#: A fill that pops this many constraints with no unfrozen flow left (their stale keys on
+#: top of the heap) rebuilds the heap without any such constraint, every key up to date: on
+#: the 256-GPU pod's all-to-all most of the ~570 constraints end the fill that way, and
+#: popping them one by one from the top was a third of the solve.
+REBUILD = 16
 
 
 class Groups(NamedTuple):
@@ -567,6 +572,22 @@ def _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path
     return fr_ent
 
 
+@njit
+def _rebuild(capacity, filled, weight, left, h_t, h_c, h_pos, n_heap):
+    """The heap of fill levels without its constraints left with no unfrozen flow, every
+    key brought up to date. Returns its size."""
+    n = 0
+    for j in range(n_heap):
+        c = h_c[j]
+        if left[c] > 0:
+            h_t[n] = (capacity[c] - filled[c]) / weight[c]
+            h_c[n] = c
+            n += 1
+        else:
+            h_pos[c] = -1
+    return heap.heapify(h_t, h_c, h_pos, n)
+
+
 @njit(inline="always")
 def _freeze_group(g, lam, filled, weight, left, rseg, rw, rk, rmeta):
     """Group ``g``'s members all freeze at ``lam``."""
@@ -731,10 +752,16 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
     for j in range(n_fresh):
         unfrozen += s_vis[fresh[j]] == r
     lam = 0.0
+    dead = 0  # constraints with no unfrozen flow popped since the last rebuild
     while n_heap > 0 and unfrozen > 0:
         c = h_c[0]
         if left[c] == 0:
-            n_heap = heap.pop(h_t, h_c, h_pos, n_heap)[2]
+            dead += 1
+            if dead >= REBUILD:
+                n_heap = _rebuild(capacity, filled, weight, left, h_t, h_c, h_pos, n_heap)
+                dead = 0
+            else:
+                n_heap = heap.pop(h_t, h_c, h_pos, n_heap)[2]
             continue
         # keys only grow as flows freeze, so a key is a lower bound: refresh a stale top
         key = (capacity[c] - filled[c]) / weight[c]
