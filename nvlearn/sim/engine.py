@@ -22,9 +22,12 @@ Data structures (all flat arrays)
   transfer to start; each group with flows waits in it for its next flow's end (moved in
   place when the group's rate or members change);
 * the groups (:class:`nvlearn.sim.groups.Groups`): level, clock and a pairing heap of
-  their flows' tags; per (group, constraint) the summed fractions of the group's flows
-  (:class:`nvlearn.sim.groups.Entries`), the only thing the solve reads;
-* *slots*: the flows in progress (op, route, bytes, start time), reused.
+  their flows' tags; per (group, constraint) the summed fractions, count and list of the
+  group's flows (:class:`nvlearn.sim.groups.Entries`);
+* *slots*: the flows in progress (op, route, bytes, start time), reused;
+* per constraint, the summed fractions and the count of the flows in progress crossing it,
+  and the list of the constraints some flow crosses: the solve's starting weights, and
+  its constraints when its component is every flow in progress.
 
 Arrays sized by the op count are allocated uninitialised, so only the pages that
 concurrent flows use are touched; the groups' entries grow (doubling) in the solve.
