@@ -54,7 +54,7 @@ import numpy as np
 from .._jit import njit
 from . import heap
 
-__all__ = ["TIE", "Entries", "Groups", "Scratch", "leave", "new_entries", "new_groups",
+__all__ = ["REBUILD", "TIE", "Entries", "Groups", "Scratch", "leave", "new_entries", "new_groups",
            "new_scratch", "next_end", "solve"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -139,8 +139,24 @@ class Scratch(NamedTuple):
 
 @njit
 def new_groups(n_c, n_slots, width):
-    """Empty groups for ``n_c`` constraints and ``n_slots`` flow slots, whose routes cross
-    at most ``width`` constraints (>= 1)."""
+    """Empty groups for ``n_c`` constraints and ``n_slots`` flow slots.
+
+    Parameters
+    ----------
+    n_c : int
+        Constraints of the fabric (one group each).
+    n_slots : int
+        Flow slots (at most one per op).
+    width : int
+        The most constraints a route crosses (>= 1): each slot's places in the member
+        lists.
+
+    Returns
+    -------
+    Groups
+        Every group empty (level 0, no members); the per-slot arrays uninitialised, so
+        only the pages of slots in use are touched.
+    """
     return Groups(np.zeros(n_c), np.zeros(n_c), np.zeros(n_c), np.zeros(n_c, np.int64),
                   np.full(n_c, -1, np.int32), np.empty(n_slots, np.int32), np.empty(n_slots),
                   np.empty((n_slots, 3), np.int32), np.empty((n_slots, width), np.int64),
