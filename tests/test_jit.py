@@ -161,3 +161,56 @@ def test_cache_folder_is_where_numba_puts_a_user_cache(monkeypatch, tmp_path):
     module = tmp_path / "pkg" / "mod.py"
     expected = tmp_path / UserProvidedCacheLocator.get_suitable_cache_subpath(str(module))
     assert jit.cache_folder(module) == expected
+
+
+def _lend_kernels():
+    from typing import NamedTuple
+
+    import numpy as np
+
+    class Pair(NamedTuple):
+        a: np.ndarray
+        b: np.ndarray
+        n: int
+
+    @jit.njit(cache=False)
+    def bump(pair, x):  # a real call (not inlined by numba), on the lent views
+        for i in range(pair.a.shape[0]):
+            pair.a[i] += x[i, 0] * pair.n
+        pair.b[1] = -1.0
+        return pair.a.sum()
+
+    @jit.njit(cache=False)
+    def lent_bump(pair, x):
+        p, v = jit.lend((pair, x))
+        return bump(p, v), bump(jit.lend(pair), jit.lend(x))
+
+    return Pair, lent_bump
+
+
+def test_lent_views_share_the_owners_data_shape_and_strides():
+    import numpy as np
+
+    Pair, lent_bump = _lend_kernels()
+    pair = Pair(np.zeros(3), np.zeros(2), 2)
+    x = np.arange(12.0).reshape(3, 4)[:, 1::2]       # strided: layout "A" is kept
+    first, second = lent_bump(pair, x)
+    assert first == 2 * (1 + 5 + 9) and second == 2 * first
+    assert pair.a.tolist() == [4.0, 20.0, 36.0] and pair.b.tolist() == [0.0, -1.0]
+
+
+def test_lend_refuses_what_is_not_arrays_and_scalars():
+    import numba
+    import pytest
+
+    @jit.njit(cache=False)
+    def lend_a_list(xs):
+        return jit.lend(xs)
+
+    with pytest.raises(numba.core.errors.TypingError):
+        lend_a_list([1.0, 2.0])
+
+
+def test_lend_in_plain_python_is_the_identity():
+    x = [1, 2]
+    assert jit.lend(x) is x

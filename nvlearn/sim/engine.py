@@ -38,10 +38,14 @@ Shape of the code
 :class:`Ops`) and returns an :class:`Output`. Its state is a handful of named tuples
 (:class:`_Flows`, :class:`_Books`, :class:`_Queue`, and the groups') plus two small
 arrays of counters (``_I_*``, ``_F_*`` index them), so a helper can change a count in
-place. The per-event helpers are inlined into the batch loop (``inline="always"``):
-numba increfs every array of a call's arguments (and every array read out of a named
-tuple), which per event would cost more than the event; the solve's loops read arrays
-unpacked once.
+place. numba counts references to arrays atomically: every array a call takes (each member
+of a named tuple) is incref'd and decref'd, and again each one read out of a tuple, which
+per batch of one or two events once cost more than the events (a hundred arrays, 3-5 us).
+So the event loop (:func:`_loop`, called once) works on lent views of the state
+(:func:`nvlearn._jit.lend`: no reference count; :func:`run` holds the arrays), the
+per-batch steps (:func:`_batch`, :func:`_resolve`, :func:`_apply`) are inlined into it
+(``inline="always"``: no arguments to pass), and the solve's loops read arrays unpacked
+once.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import njit
+from .._jit import lend, njit
 from . import bins, groups, heap
 
 __all__ = ["Fabric", "Ops", "Output", "run"]
@@ -162,7 +166,7 @@ class _Queue(NamedTuple):
     end: np.ndarray
 
 
-@njit
+@njit(inline="always")
 def _apply(tb, n_c, n_g, gr, sc, n_ops, books, width, h_t, h_op, h_pos, n_heap):
     """After a solve at ``tb``: close the constant-load interval of each constraint whose
     load changed (busy time, timeline), and reschedule the groups reached.
@@ -267,7 +271,7 @@ def _new_queue(ops, n_groups):
                   np.full(n_ops, np.nan))
 
 
-@njit
+@njit(inline="always")
 def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
     """Every event up to ``horizon``: ops released within the batch first, then the heap.
     Transfer starts join no group yet (the solve places them); a group's next flow ending
@@ -414,20 +418,17 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
                     cnt[_I_HEAP] = heap.push(h_t, h_op, h_pos, cnt[_I_HEAP], ts, j)
 
 
-@njit
+@njit(inline="always")
 def _resolve(t0, fabric, flows, books, q, gr, en, sc, cnt, rate):
-    """New rates after a batch (:func:`nvlearn.sim.groups.solve`), then the books.
-    Returns the entries (a larger copy if they outgrew theirs)."""
-    n_c, n_g, en = groups.solve(flows.seeds, cnt[_I_DIRTY], flows.fresh, cnt[_I_FRESH], t0,
-                                fabric.capacity, fabric.path_indptr, fabric.path_link,
-                                fabric.path_frac, flows.path, flows.t, flows.bytes,
-                                flows.c_w, flows.c_n, flows.crossed, cnt[_I_CROSSED],
-                                cnt[_I_ENTRIES], gr, en, sc)
+    """New rates after a batch (:func:`nvlearn.sim.groups.solve`), then the books."""
+    n_c, n_g = groups.solve(flows.seeds, cnt[_I_DIRTY], flows.fresh, cnt[_I_FRESH], t0,
+                            fabric.capacity, fabric.path_indptr, fabric.path_link,
+                            fabric.path_frac, flows.path, flows.t, flows.bytes, flows.c_w,
+                            flows.c_n, flows.crossed, cnt[_I_CROSSED], gr, en, sc)
     cnt[_I_HEAP], rate[_F_WIDTH], change = _apply(
         t0, n_c, n_g, gr, sc, q.start.shape[0], books, rate[_F_WIDTH],
         q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP])
     rate[_F_RATE] += change
-    return en
 
 
 @njit
@@ -474,31 +475,47 @@ def run(fabric, ops, n_bins, bin_width, rtol):
     for path in range(fabric.path_indptr.shape[0] - 1):
         width = max(width, fabric.path_indptr[path + 1] - fabric.path_indptr[path])
     gr = groups.new_groups(n_lk, n_ops, width)
-    en = groups.new_entries(64, n_lk, 0)
     sc = groups.new_scratch(n_lk, n_ops)
     cnt = np.zeros(_N_COUNTERS, np.int64)
     rate = np.array([bin_width, 0.0, 0.0])
+    _loop(fabric, ops, flows, books, q, gr, sc, cnt, rate, rtol)
+    return _output(fabric, books, q, cnt, rate[_F_WIDTH])
+
+
+@njit
+def _loop(fabric, ops, flows, books, q, gr, sc, cnt, rate, rtol):
+    """The event loop: batch after batch until no op is left waiting. Its hot calls take
+    lent views of the state (:func:`nvlearn._jit.lend`: no reference counts; the caller
+    holds the arrays until this returns, and the entries, which this grows, are held here)."""
+    n_ops, n_lk = ops.bytes.shape[0], fabric.capacity.shape[0]
+    en = groups.new_entries(64, n_lk, 0)
+    fabric, ops, flows, books, q, gr, sc, cnt, rate = lend(
+        (fabric, ops, flows, books, q, gr, sc, cnt, rate))
+    en_view = lend(en)
+    timeline, h_t = books.timeline, q.h_t
     for i in range(n_ops):
         if q.pending[i] == 0:
-            cnt[_I_HEAP] = heap.push(q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP], ops.delay[i],
+            cnt[_I_HEAP] = heap.push(h_t, q.h_op, q.h_pos, cnt[_I_HEAP], ops.delay[i],
                                      np.int32(i))
     while cnt[_I_HEAP] > 0:
-        t0 = q.h_t[0]
+        t0 = h_t[0]
         cnt[_I_STAMP] += 1
         if t0 > rate[_F_T_AGG]:  # close the interval of the summed rows
-            rate[_F_WIDTH] = bins.fit(books.timeline, rate[_F_WIDTH], t0)
-            bins.add(books.timeline, np.int64(n_lk), rate[_F_T_AGG], t0, rate[_F_RATE],
+            rate[_F_WIDTH] = bins.fit(timeline, rate[_F_WIDTH], t0)
+            bins.add(timeline, np.int64(n_lk), rate[_F_T_AGG], t0, rate[_F_RATE],
                      rate[_F_WIDTH])
-            bins.add(books.timeline, np.int64(n_lk + 1), rate[_F_T_AGG], t0,
+            bins.add(timeline, np.int64(n_lk + 1), rate[_F_T_AGG], t0,
                      float(cnt[_I_ACTIVE]), rate[_F_WIDTH])
             rate[_F_T_AGG] = t0
         cnt[_I_DIRTY] = 0
         cnt[_I_FRESH] = 0
-        _batch(t0 + rtol * abs(t0), fabric, ops, flows, books, q, gr, en, cnt, rate)
+        _batch(t0 + rtol * abs(t0), fabric, ops, flows, books, q, gr, en_view, cnt, rate)
         if cnt[_I_DIRTY] > 0:
             cnt[_I_BATCHES] += 1
-            en = _resolve(t0, fabric, flows, books, q, gr, en, sc, cnt, rate)
-    return _output(fabric, books, q, cnt, rate[_F_WIDTH])
+            if not groups.roomy(en_view, cnt[_I_ENTRIES]):
+                en = groups.grown(en, cnt[_I_ENTRIES])
+                en_view = lend(en)
+            _resolve(t0, fabric, flows, books, q, gr, en_view, sc, cnt, rate)
 
 
 @njit

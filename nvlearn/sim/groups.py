@@ -165,7 +165,7 @@ def new_groups(n_c, n_slots, width):
 
 @njit
 def new_entries(size, n_c, pool):
-    """An empty pool of (group, constraint) entries; it grows in :func:`solve`.
+    """An empty pool of (group, constraint) entries (:func:`grown` makes a larger copy).
 
     Parameters
     ----------
@@ -463,15 +463,21 @@ def _compact(seg, val, cnt, meta, pos, which, size):
 
 
 @njit
-def _reserve(en, live):
-    """``en``, or a copy with room for ``live`` entries and for the segments to grow while
+def roomy(en, live):
+    """Whether ``en`` has room for ``live`` entries and for its segments to grow while they
+    are added (else :func:`grown`)."""
+    need = 4 * live + 4 * en.rmeta.shape[0] + 16  # what segments moved to twice their room take
+    return live <= en.ids.shape[0] and en.cnt[4] + need <= en.rseg.shape[0] and \
+        en.cnt[5] + need <= en.cseg.shape[0]
+
+
+@njit
+def grown(en, live):
+    """A copy of ``en`` with room for ``live`` entries and for the segments to grow while
     they are added (entries rehashed, segments compacted)."""
     n_c = en.rmeta.shape[0]
-    need = 4 * live + 4 * n_c + 16  # what segments moved to twice their room can take
+    need = 4 * live + 4 * n_c + 16
     size = en.ids.shape[0]
-    if live <= size and en.cnt[4] + need <= en.rseg.shape[0] and \
-            en.cnt[5] + need <= en.cseg.shape[0]:
-        return en
     if live > size:
         size = max(live, 2 * size)
     new = new_entries(size, n_c, 0)
@@ -630,7 +636,7 @@ def _reach(c, r, c_vis, c_list, n_c, weight, left, filled, c_w, c_n):
 
 @njit
 def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot_path,
-          slot_t, slot_bytes, c_w, c_n, crossed, n_crossed, n_entries, gr, en, sc):
+          slot_t, slot_bytes, c_w, c_n, crossed, n_crossed, gr, en, sc):
     """Re-solve the components a batch touched (see the module docstring), in place.
 
     Parameters
@@ -664,12 +670,11 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         ``crossed[:n_crossed]``.
     n_crossed : int
         How many.
-    n_entries : int
-        Route entries of all flows in progress: a bound on the entries in use.
     gr : Groups
         The groups: levels, clocks (brought to ``t0`` where reached) and members, in place.
     en : Entries
-        The entries, in place (or grown: the returned copy replaces them).
+        The entries, in place; with room for one per route entry of the flows in progress
+        (:func:`roomy`; else pass :func:`grown`'s copy).
     sc : Scratch
         Scratch; on return ``sc.c_list[:n_c]`` lists the constraints reached and
         ``sc.filled`` holds each one's new load (bytes/s), ``sc.g_list[:n_g]`` the groups
@@ -681,10 +686,7 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         Constraints reached.
     n_g : int
         Groups reached.
-    en : Entries
-        The entries to use from now on.
     """
-    en = _reserve(en, n_entries)  # an entry holds at least one route entry of a flow
     level, clock, clock_t, size, root, grp, tag, ph, mnext, mprev = gr
     width = mnext.shape[1]
     mnext = mnext.reshape(-1)
@@ -905,4 +907,4 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                 cw[pos[x, 1]] += w
     for j in range(n_heap):  # the heap's slots, free for the next solve
         h_pos[h_c[j]] = -1
-    return n_c, n_g, en
+    return n_c, n_g
