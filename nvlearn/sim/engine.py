@@ -62,8 +62,8 @@ __all__ = ["Fabric", "Ops", "Output", "run"]
 DEP_SENT = 1  # nvlearn.schedule.DEP_SENT; any other kind waits for the arrival
 # counters kept in an int64 array (a helper changes them in place) ...
 _I_HEAP, _I_FREE, _I_USED, _I_ACTIVE, _I_DIRTY, _I_FRESH, _I_STACK, _I_STAMP = range(8)
-_I_EVENTS, _I_BATCHES, _I_ENTRIES, _I_CROSSED = 8, 9, 10, 11
-_N_COUNTERS = 12
+_I_EVENTS, _I_BATCHES, _I_ENTRIES, _I_CROSSED, _I_FRESH_ENTRIES = 8, 9, 10, 11, 12
+_N_COUNTERS = 13
 # ... and the float ones: bin width (s), last timeline update (s), summed flow rates (B/s)
 _F_WIDTH, _F_T_AGG, _F_RATE = range(3)
 
@@ -289,10 +289,7 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
         books.send_busy, books.recv_busy)
     (h_t, h_op, h_pos, stack_op, stack_t, out_ptr, out_op, out_kind, pending, ready, start,
      sent, end) = q
-    level, clock, clock_t, size, root, grp, tag, ph, mnext, mprev = gr
-    width = mnext.shape[1]
-    mnext = mnext.reshape(-1)
-    mprev = mprev.reshape(-1)
+    level, clock, clock_t, size, root, grp, tag, ph, mnext, mprev, width = gr
     ids, head, pos, bucket, efree, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta = en
     n_ops = op_bytes.shape[0]
     stamp = cnt[_I_STAMP]
@@ -388,6 +385,7 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
                     c_w[c] += frac[e]
                 cnt[_I_ACTIVE] += 1
                 cnt[_I_ENTRIES] += indptr[path + 1] - indptr[path]
+                cnt[_I_FRESH_ENTRIES] += indptr[path + 1] - indptr[path]
                 s = op_src[i]
                 if send_n[s] == 0:
                     send_t0[s] = t
@@ -419,20 +417,19 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
 
 
 @njit(inline="always")
-def _resolve(t0, fabric, flows, books, q, gr, en, sc, cnt, rate):
+def _resolve(t0, fabric, flows, books, q, gr, en, sc, fr_ent, cnt, rate):
     """New rates after a batch (:func:`nvlearn.sim.groups.solve`), then the books."""
     n_c, n_g = groups.solve(flows.seeds, cnt[_I_DIRTY], flows.fresh, cnt[_I_FRESH], t0,
                             fabric.capacity, fabric.path_indptr, fabric.path_link,
                             fabric.path_frac, flows.path, flows.t, flows.bytes, flows.c_w,
-                            flows.c_n, flows.crossed, cnt[_I_CROSSED], gr, en, sc)
+                            flows.c_n, flows.crossed, cnt[_I_CROSSED], fr_ent, gr, en, sc)
     cnt[_I_HEAP], rate[_F_WIDTH], change = _apply(
         t0, n_c, n_g, gr, sc, q.start.shape[0], books, rate[_F_WIDTH],
         q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP])
     rate[_F_RATE] += change
 
 
-@njit
-def run(fabric, ops, n_bins, bin_width, rtol):
+def run(fabric: Fabric, ops: Ops, n_bins: int, bin_width: float, rtol: float) -> Output:
     """Run the ops to completion on the fabric; see the module docstring for the model.
 
     ``n_bins`` and ``bin_width`` (s) start the timeline; events closer than ``rtol``
@@ -466,7 +463,27 @@ def run(fabric, ops, n_bins, bin_width, rtol):
         ops that never got there), unmet dependencies, per-link bytes and busy seconds, the timeline
         (``n_links + 2`` rows of bytes per bin; the width in seconds), per-participant
         send and receive busy seconds, and the event and batch counts.
+
+    Notes
+    -----
+    The kernel sees every input array read-only (views; nothing is copied), so it is
+    compiled for one signature whatever the caller's arrays' flags: each signature is a
+    compile of some 15-30 s on first use.
     """
+    frozen = Fabric(*(_read_only(a) for a in fabric))
+    frozen_ops = Ops(*(_read_only(a) for a in ops[:-1]), int(ops.n_participants))
+    return _run(frozen, frozen_ops, int(n_bins), float(bin_width), float(rtol))
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+@njit
+def _run(fabric, ops, n_bins, bin_width, rtol):
+    """:func:`run`'s kernel."""
     n_ops, n_lk = ops.bytes.shape[0], fabric.capacity.shape[0]
     flows = _new_flows(n_ops, n_lk)
     books = _new_books(n_lk, fabric.path_indptr.shape[0] - 1, ops.n_participants, n_bins)
@@ -492,6 +509,8 @@ def _loop(fabric, ops, flows, books, q, gr, sc, cnt, rate, rtol):
     fabric, ops, flows, books, q, gr, sc, cnt, rate = lend(
         (fabric, ops, flows, books, q, gr, sc, cnt, rate))
     en_view = lend(en)
+    fr_ent = np.empty(64, np.int64)  # the new flows' route entries in a batch
+    fr_view = lend(fr_ent)
     timeline, h_t = books.timeline, q.h_t
     for i in range(n_ops):
         if q.pending[i] == 0:
@@ -509,13 +528,17 @@ def _loop(fabric, ops, flows, books, q, gr, sc, cnt, rate, rtol):
             rate[_F_T_AGG] = t0
         cnt[_I_DIRTY] = 0
         cnt[_I_FRESH] = 0
+        cnt[_I_FRESH_ENTRIES] = 0
         _batch(t0 + rtol * abs(t0), fabric, ops, flows, books, q, gr, en_view, cnt, rate)
         if cnt[_I_DIRTY] > 0:
             cnt[_I_BATCHES] += 1
             if not groups.roomy(en_view, cnt[_I_ENTRIES]):
                 en = groups.grown(en, cnt[_I_ENTRIES])
                 en_view = lend(en)
-            _resolve(t0, fabric, flows, books, q, gr, en_view, sc, cnt, rate)
+            if cnt[_I_FRESH_ENTRIES] > fr_ent.shape[0]:
+                fr_ent = np.empty(2 * cnt[_I_FRESH_ENTRIES], np.int64)
+                fr_view = lend(fr_ent)
+            _resolve(t0, fabric, flows, books, q, gr, en_view, sc, fr_view, cnt, rate)
 
 
 @njit

@@ -84,7 +84,8 @@ class Groups(NamedTuple):
     #                      the parent of a first child, else the left sibling)
     mnext: np.ndarray    # per (slot, place on its route): the next flow in the member list
     mprev: np.ndarray    # of its (group, constraint) entry, as ``slot * width + place``, and
-    #                      the previous one (``-2 - entry`` for the first; -1: the end)
+    #                      the previous one (``-2 - entry`` for the first; -1: the end); flat
+    width: int           # places per slot: the most constraints a route crosses
 
 
 class Entries(NamedTuple):
@@ -118,6 +119,7 @@ class Scratch(NamedTuple):
     c_vis: np.ndarray    # per constraint: stamp once reached
     c_list: np.ndarray   # the constraints reached
     fr_ptr: np.ndarray   # per constraint: its new flows' entries in fr_ent (CSR by rank)
+    fr_cur: np.ndarray   # ... and a cursor into them
     c_rank: np.ndarray   # per constraint: its rank among those crossed by new flows
     g_vis: np.ndarray    # per group: stamp once reached
     g_list: np.ndarray
@@ -159,8 +161,8 @@ def new_groups(n_c, n_slots, width):
     """
     return Groups(np.zeros(n_c), np.zeros(n_c), np.zeros(n_c), np.zeros(n_c, np.int64),
                   np.full(n_c, -1, np.int32), np.empty(n_slots, np.int32), np.empty(n_slots),
-                  np.empty((n_slots, 3), np.int32), np.empty((n_slots, width), np.int64),
-                  np.empty((n_slots, width), np.int64))
+                  np.empty((n_slots, 3), np.int32), np.empty(n_slots * width, np.int64),
+                  np.empty(n_slots * width, np.int64), width)
 
 
 @njit
@@ -196,7 +198,8 @@ def new_entries(size, n_c, pool):
 def new_scratch(n_c, n_slots):
     """Scratch of :func:`solve` for ``n_c`` constraints and ``n_slots`` slots."""
     return Scratch(np.zeros(1, np.int64), np.zeros(n_c, np.int64), np.empty(n_c, np.int32),
-                   np.zeros(n_c + 1, np.int64), np.full(n_c, -1, np.int64),
+                   np.zeros(n_c + 1, np.int64), np.empty(n_c, np.int64),
+                   np.full(n_c, -1, np.int64),
                    np.zeros(n_c, np.int64), np.empty(n_c, np.int32), np.zeros(n_c, np.int64),
                    np.zeros(n_c), np.empty(n_c), np.empty(n_c), np.empty(n_c, np.int64),
                    np.empty(n_c), np.empty(n_c, np.int32), np.full(n_c, -1, np.int32),
@@ -568,10 +571,10 @@ def next_end(g, gr):
 
 @njit
 def _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path, fr_ptr,
-                         c_rank):
-    """The new flows' route entries (``slot << 32 | entry``) grouped by constraint (CSR over
-    the seeds' ranks; every constraint a new flow crosses is a seed)."""
-    n_fr = 0
+                         c_rank, fr_cur, fr_ent):
+    """The new flows' route entries (``slot << 32 | entry``) grouped by constraint into
+    ``fr_ent`` (CSR over the seeds' ranks, ``fr_ptr``; every constraint a new flow crosses
+    is a seed)."""
     for j in range(n_seeds):
         c_rank[seeds[j]] = j
         fr_ptr[j + 1] = 0
@@ -579,19 +582,16 @@ def _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path
         path = slot_path[fresh[j]]
         for e in range(indptr[path], indptr[path + 1]):
             fr_ptr[c_rank[link[e]] + 1] += 1
-            n_fr += 1
     for j in range(n_seeds):
+        fr_cur[j] = fr_ptr[j]
         fr_ptr[j + 1] += fr_ptr[j]
-    fr_ent = np.empty(n_fr, np.int64)
-    cursor = fr_ptr[:n_seeds].copy()
     for j in range(n_fresh):
         s = fresh[j]
         path = slot_path[s]
         for e in range(indptr[path], indptr[path + 1]):
             k = c_rank[link[e]]
-            fr_ent[cursor[k]] = (np.int64(s) << 32) | e
-            cursor[k] += 1
-    return fr_ent
+            fr_ent[fr_cur[k]] = (np.int64(s) << 32) | e
+            fr_cur[k] += 1
 
 
 @njit
@@ -634,9 +634,9 @@ def _reach(c, r, c_vis, c_list, n_c, weight, left, filled, c_w, c_n):
     return n_c + 1
 
 
-@njit
+@njit(inline="always")
 def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot_path,
-          slot_t, slot_bytes, c_w, c_n, crossed, n_crossed, gr, en, sc):
+          slot_t, slot_bytes, c_w, c_n, crossed, n_crossed, fr_ent, gr, en, sc):
     """Re-solve the components a batch touched (see the module docstring), in place.
 
     Parameters
@@ -670,6 +670,8 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
         ``crossed[:n_crossed]``.
     n_crossed : int
         How many.
+    fr_ent : ndarray of int64
+        Room for the new flows' route entries (at least as many places), overwritten.
     gr : Groups
         The groups: levels, clocks (brought to ``t0`` where reached) and members, in place.
     en : Entries
@@ -687,18 +689,15 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
     n_g : int
         Groups reached.
     """
-    level, clock, clock_t, size, root, grp, tag, ph, mnext, mprev = gr
-    width = mnext.shape[1]
-    mnext = mnext.reshape(-1)
-    mprev = mprev.reshape(-1)
+    level, clock, clock_t, size, root, grp, tag, ph, mnext, mprev, width = gr
     ids, head, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw, cmeta = en
     bits = ecnt[3]
-    (stamp, c_vis, c_list, fr_ptr, c_rank, g_vis, g_list, g_done, before, weight, filled,
-     left, h_t, h_c, h_pos, s_vis, s_done, snap, mv_slot, mv_from, mv_rem) = sc
+    (stamp, c_vis, c_list, fr_ptr, fr_cur, c_rank, g_vis, g_list, g_done, before, weight,
+     filled, left, h_t, h_c, h_pos, s_vis, s_done, snap, mv_slot, mv_from, mv_rem) = sc
     r = stamp[0] + 1
     stamp[0] = r
-    fr_ent = _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path,
-                                  fr_ptr, c_rank)
+    _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path, fr_ptr,
+                         c_rank, fr_cur, fr_ent)
     # the component: breadth-first from the seeds over constraints (their columns give
     # their groups, whose clocks are brought to t0) and groups (their rows give more
     # constraints), and the new flows. Every flow crossing a constraint reached is in the
