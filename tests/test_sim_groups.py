@@ -231,3 +231,25 @@ def test_heapify_builds_a_heap_that_pops_in_order():
         t, _, n = heap.pop(times, ops, pos, n)
         got.append(t)
     np.testing.assert_array_equal(got, want)
+
+
+def test_the_kernel_has_one_signature_whatever_the_inputs_flags():
+    """run freezes its inputs, so read-only and writable arrays share one compile."""
+    import pytest
+
+    from nvlearn._jit import JIT_DISABLED
+    from nvlearn.sim import engine as eng
+
+    if JIT_DISABLED:
+        pytest.skip("plain Python: nothing is compiled")
+    cap = np.array([1e9])
+    fabric = Fabric(cap, np.array([0, 1]), np.array([0], np.int32), np.ones(1), np.zeros(1))
+    for writable in (True, False):
+        arrays = [np.ones(1), np.zeros(1), np.zeros(1, np.int32), np.zeros(1, np.int32),
+                  np.ones(1, np.int32), np.array([0, 0]), np.zeros(0, np.int32),
+                  np.zeros(0, np.int8)]
+        for a in arrays:
+            a.flags.writeable = writable
+        out = run(fabric, Ops(*arrays, 2), N_BINS, WIDTH, RTOL)
+        assert out.end[0] == pytest.approx(1e-9)
+    assert len(eng._run.signatures) == 1

@@ -569,7 +569,7 @@ def next_end(g, gr):
 # ---------------------------------------------------------------- the solve
 
 
-@njit
+@njit(inline="always")
 def _fresh_by_constraint(seeds, n_seeds, fresh, n_fresh, indptr, link, slot_path, fr_ptr,
                          c_rank, fr_cur, fr_ent):
     """The new flows' route entries (``slot << 32 | entry``) grouped by constraint into
