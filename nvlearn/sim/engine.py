@@ -43,7 +43,7 @@ of a named tuple) is incref'd and decref'd, and again each one read out of a tup
 per batch of one or two events once cost more than the events (a hundred arrays, 3-5 us).
 So the event loop (:func:`_loop`, called once) works on lent views of the state
 (:func:`nvlearn._jit.lend`: no reference count; :func:`run` holds the arrays), the
-per-batch steps (:func:`_batch`, :func:`_resolve`, :func:`_apply`) are inlined into it
+per-batch steps (:func:`_batch`, the solve, :func:`_apply`) are inlined into it
 (``inline="always"``: no arguments to pass), and the solve's loops read arrays unpacked
 once.
 """
@@ -167,15 +167,13 @@ class _Queue(NamedTuple):
 
 
 @njit(inline="always")
-def _apply(tb, n_c, n_g, gr, sc, n_ops, books, width, h_t, h_op, h_pos, n_heap):
-    """After a solve at ``tb``: close the constant-load interval of each constraint whose
-    load changed (busy time, timeline), and reschedule the groups reached.
-    Returns ``(n_heap, width, change)`` with ``change`` the change of the summed flow rates
-    (bytes/s)."""
-    timeline, busy, lk_rate, lk_t = books.timeline, books.busy, books.lk_rate, books.lk_t
-    level, size = gr.level, gr.size
-    c_list, g_list, before, filled = sc.c_list, sc.g_list, sc.before, sc.filled
-    width = bins.fit(timeline, width, tb)
+def _apply(tb, n_c, n_g, width, n_ops, level, size, clock, clock_t, tag, root, c_list, g_list,
+           before, filled, timeline, busy, lk_rate, lk_t, h_t, h_op, h_pos, n_heap):
+    """After a solve at ``tb`` (which the timeline's bins of ``width`` already fit): close
+    the constant-load interval of each constraint whose load changed (busy time, timeline),
+    and reschedule the groups reached. Arrays, not the named tuples (each array an inlined
+    call takes costs an incref). Returns ``(n_heap, change)`` with ``change`` the change
+    of the summed flow rates (bytes/s)."""
     n_bins = timeline.shape[1]
     for j in range(n_c):
         lk = c_list[j]
@@ -202,14 +200,14 @@ def _apply(tb, n_c, n_g, gr, sc, n_ops, books, width, h_t, h_op, h_pos, n_heap):
         change += level[g] * size[g] - before[g]
         key = np.int32(n_ops + g)
         if size[g] > 0:
-            t_end = groups.next_end(g, gr)
+            t_end = clock_t[g] + (tag[root[g]] - clock[g]) / level[g]  # its next end
             if h_pos[key] >= 0:
                 heap.update(h_t, h_op, h_pos, n_heap, key, t_end)
             else:
                 n_heap = heap.push(h_t, h_op, h_pos, n_heap, t_end, key)
         elif h_pos[key] >= 0:
             n_heap = _drop(h_t, h_op, h_pos, n_heap, key)
-    return n_heap, width, change
+    return n_heap, change
 
 
 @njit
@@ -416,19 +414,6 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
                     cnt[_I_HEAP] = heap.push(h_t, h_op, h_pos, cnt[_I_HEAP], ts, j)
 
 
-@njit(inline="always")
-def _resolve(t0, fabric, flows, books, q, gr, en, sc, fr_ent, cnt, rate):
-    """New rates after a batch (:func:`nvlearn.sim.groups.solve`), then the books."""
-    n_c, n_g = groups.solve(flows.seeds, cnt[_I_DIRTY], flows.fresh, cnt[_I_FRESH], t0,
-                            fabric.capacity, fabric.path_indptr, fabric.path_link,
-                            fabric.path_frac, flows.path, flows.t, flows.bytes, flows.c_w,
-                            flows.c_n, flows.crossed, cnt[_I_CROSSED], fr_ent, gr, en, sc)
-    cnt[_I_HEAP], rate[_F_WIDTH], change = _apply(
-        t0, n_c, n_g, gr, sc, q.start.shape[0], books, rate[_F_WIDTH],
-        q.h_t, q.h_op, q.h_pos, cnt[_I_HEAP])
-    rate[_F_RATE] += change
-
-
 def run(fabric: Fabric, ops: Ops, n_bins: int, bin_width: float, rtol: float) -> Output:
     """Run the ops to completion on the fabric; see the module docstring for the model.
 
@@ -538,7 +523,17 @@ def _loop(fabric, ops, flows, books, q, gr, sc, cnt, rate, rtol):
             if cnt[_I_FRESH_ENTRIES] > fr_ent.shape[0]:
                 fr_ent = np.empty(2 * cnt[_I_FRESH_ENTRIES], np.int64)
                 fr_view = lend(fr_ent)
-            _resolve(t0, fabric, flows, books, q, gr, en_view, sc, fr_view, cnt, rate)
+            # new rates (the solve), then the books
+            n_c, n_g = groups.solve(flows.seeds, cnt[_I_DIRTY], flows.fresh, cnt[_I_FRESH], t0,
+                                    fabric.capacity, fabric.path_indptr, fabric.path_link,
+                                    fabric.path_frac, flows.path, flows.t, flows.bytes,
+                                    flows.c_w, flows.c_n, flows.crossed, cnt[_I_CROSSED],
+                                    fr_view, gr, en_view, sc)
+            cnt[_I_HEAP], change = _apply(
+                t0, n_c, n_g, rate[_F_WIDTH], n_ops, gr.level, gr.size, gr.clock, gr.clock_t,
+                gr.tag, gr.root, sc.c_list, sc.g_list, sc.before, sc.filled, timeline,
+                books.busy, books.lk_rate, books.lk_t, h_t, q.h_op, q.h_pos, cnt[_I_HEAP])
+            rate[_F_RATE] += change
 
 
 @njit

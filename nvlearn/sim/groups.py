@@ -54,8 +54,8 @@ import numpy as np
 from .._jit import njit
 from . import heap
 
-__all__ = ["REBUILD", "TIE", "Entries", "Groups", "Scratch", "leave", "new_entries", "new_groups",
-           "new_scratch", "next_end", "solve"]
+__all__ = ["REBUILD", "TIE", "Entries", "Groups", "Scratch", "grown", "leave", "new_entries",
+           "new_groups", "new_scratch", "roomy", "solve"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _LOW = np.int64(0xFFFFFFFF)  # the other index in a segment's ``entry << 32 | index``
@@ -558,12 +558,6 @@ def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, mnext, mpre
         else:
             _drop(x, g, c, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw,
                   cmeta)
-
-
-@njit(inline="always")
-def next_end(g, gr):
-    """Time group ``g``'s next member ends (its heap root's tag reached)."""
-    return gr.clock_t[g] + (gr.tag[gr.root[g]] - gr.clock[g]) / gr.level[g]
 
 
 # ---------------------------------------------------------------- the solve
