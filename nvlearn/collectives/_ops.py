@@ -144,13 +144,23 @@ class OpTable:
         """
         src, dst, chunk, kind = (np.concatenate(a) for a in zip(*self._ops, strict=True))
         if self._deps:
-            owner = np.concatenate([d[0] for d in self._deps])
-            dep = np.concatenate([d[1] for d in self._deps])
-            dkind = np.concatenate([np.full(d[0].size, d[2], np.int64) for d in self._deps])
-            key = np.sort((owner * self.n + dep) * 2 + dkind)   # sort + mask: np.unique's
-            key = key[np.concatenate(([True], key[1:] != key[:-1]))]  # hash is slower here
-            dkind, rest = key % 2, key // 2
-            owner, dep = np.divmod(rest, self.n)
+            bits = max(self.n - 1, 1).bit_length()  # (owner, dep, kind) in one int64 key
+            if 2 * bits + 1 > 63:
+                raise ValueError(f"{self.n:,} ops: more than an op table can pack (2**31)")
+            parts = []
+            for o, d, k in self._deps:
+                x = o << (bits + 1)
+                x |= d << 1
+                x |= k
+                parts.append(x)
+            key = np.concatenate(parts)
+            key.sort()  # sort + mask: np.unique's hash is slower here
+            key = key[np.concatenate(([True], key[1:] != key[:-1]))]
+            dkind = key & 1
+            dep = key >> 1
+            dep &= (1 << bits) - 1
+            owner = key
+            owner >>= bits + 1
         else:
             owner = dep = dkind = np.zeros(0, dtype=np.int64)
         indptr = np.zeros(self.n + 1, dtype=np.int64)
