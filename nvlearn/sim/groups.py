@@ -337,7 +337,7 @@ def _hash(g, c, bits):
 @njit(inline="always")
 def _room(owner, which, meta, ecnt):
     """Make room for one more in ``owner``'s segment: if it is full, a new segment with
-    twice the room at the pool's end (the pool has room: :func:`_reserve`). Returns
+    twice the room at the pool's end (the pool has room: :func:`roomy`). Returns
     ``(old base, new base, its length)`` (equal bases when it stayed)."""
     n = meta[owner, 2]
     old = meta[owner, 0]
