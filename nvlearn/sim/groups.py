@@ -742,20 +742,36 @@ def solve(seeds, n_seeds, fresh, n_fresh, t0, capacity, indptr, link, frac, slot
                              c_w, c_n)
         else:
             break
-    if every:
-        for j in range(n_crossed):
-            n_c = _reach(crossed[j], r, c_vis, c_list, n_c, weight, left, filled, c_w, c_n)
-        for j in range(n_fresh):
-            s_vis[fresh[j]] = r
     # progressive filling; the next constraint to saturate comes off an indexed heap of fill
     # levels, refreshed lazily
     n_heap = 0
-    for j in range(n_c):
-        c = c_list[j]
-        if left[c] > 0:
-            h_t[n_heap] = capacity[c] / weight[c]
+    if every:  # the constraints reached that no flow crosses now, then every one crossed
+        kept = 0
+        for j in range(n_c):
+            c = c_list[j]
+            if c_n[c] == 0:
+                c_list[kept] = c
+                kept += 1
+        n_c = kept
+        for j in range(n_crossed):
+            c = crossed[j]
+            c_list[n_c] = c
+            n_c += 1
+            weight[c] = c_w[c]
+            left[c] = c_n[c]
+            filled[c] = 0.0
+            h_t[n_heap] = capacity[c] / c_w[c]
             h_c[n_heap] = c
             n_heap += 1
+        for j in range(n_fresh):
+            s_vis[fresh[j]] = r
+    else:
+        for j in range(n_c):
+            c = c_list[j]
+            if left[c] > 0:
+                h_t[n_heap] = capacity[c] / weight[c]
+                h_c[n_heap] = c
+                n_heap += 1
     n_heap = heap.heapify(h_t, h_c, h_pos, n_heap)
     unfrozen = 0  # flows: once all are frozen, the constraints left in the heap are not
     for j in range(n_g):  # looked at (most of a fabric's never saturate)
