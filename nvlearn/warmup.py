@@ -1,6 +1,6 @@
 """Compile (or load) every numba kernel once, so no notebook sits silent on a cold start.
 
-The first call of a numba kernel in a fresh environment compiles it — about half a minute
+The first call of a numba kernel in a fresh environment compiles it — about a minute
 for all of nvlearn's kernels on two cores — and writes machine code to the cache; later
 processes load it in well under a second. ``make lab`` and ``make test`` run
 ``python -m nvlearn.warmup`` once after installing, so a learner's first notebook finds the
@@ -74,10 +74,10 @@ def warm(verbose: bool = True) -> float:
 
 def ensure_compiled() -> None:
     """For a notebook's set-up cell: compile the kernels now if the cache lacks them, and say
-    so (a first run on a new machine takes about half a minute); silent otherwise."""
+    so (a first run on a new machine takes about a minute); silent otherwise."""
     if kernels_cached():
         return
-    print("First run on this machine: compiling nvlearn's numba kernels (about 30 s on two "
+    print("First run on this machine: compiling nvlearn's numba kernels (about a minute on two "
           "cores; later runs load them from the cache) ...", flush=True)
     warm(verbose=True)
 
