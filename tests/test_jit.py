@@ -84,6 +84,20 @@ def test_disabled_jit_never_touches_the_cache(tmp_path):
     assert not (tmp_path / "cache").exists()
 
 
+def test_the_simulator_in_plain_python_warns_of_nothing():
+    """Its hashes wrap around on purpose; in plain Python that must not print warnings."""
+    code = ("from nvlearn.collectives import alltoall\n"
+            "from nvlearn.sim import simulate\n"
+            "from nvlearn.topology import dgx_h100\n"
+            "box = dgx_h100()\n"
+            "print(simulate(box, alltoall(box, 8e6)).time > 0)\n")
+    env = dict(os.environ, NVLEARN_DISABLE_JIT="1")
+    res = subprocess.run([sys.executable, "-W", "error", "-c", code], env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["True"] and res.stderr == ""
+
+
 # ---------------------------------------------------------------- stale kernels after an update
 
 _CALLEE = "from nvlearn._jit import njit\n\n\n@njit\ndef callee():\n    return {value}\n"

@@ -57,11 +57,12 @@ def _signatures(n_links, indptr, link, ratio_key):
     count = np.zeros(n_links, np.int64)
     for path in range(indptr.shape[0] - 1):
         for e in range(indptr[path], indptr[path + 1]):
-            x = (np.uint64(path) + np.uint64(1)) * _MIX ^ np.uint64(ratio_key[e])
+            # ufuncs, not operators: they wrap around silently in plain Python too
+            x = np.multiply(np.uint64(path) + np.uint64(1), _MIX) ^ np.uint64(ratio_key[e])
             x ^= x >> np.uint64(31)
-            x *= _MIX
+            x = np.multiply(x, _MIX)
             x ^= x >> np.uint64(29)
-            sig[link[e]] += x
+            sig[link[e]] = np.add(sig[link[e]], x)
             count[link[e]] += 1
     return sig, count
 

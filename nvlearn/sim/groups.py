@@ -331,7 +331,7 @@ def _unlink(node, head, mnext, mprev):
 @njit(inline="always")
 def _hash(g, c, bits):
     key = np.uint64(g) * np.uint64(0x100000001) + np.uint64(c)
-    return np.int64((key * _MIX) >> np.uint64(64 - bits))
+    return np.int64(np.multiply(key, _MIX) >> np.uint64(64 - bits))  # wraps, silently
 
 
 @njit(inline="always")
