@@ -200,7 +200,7 @@ def _apply(tb, n_c, n_g, width, n_ops, level, size, clock, clock_t, tag, root, c
         change += level[g] * size[g] - before[g]
         key = np.int32(n_ops + g)
         if size[g] > 0:
-            t_end = clock_t[g] + (tag[root[g]] - clock[g]) / level[g]  # its next end
+            t_end = groups.next_end(g, clock_t, tag, root, clock, level)
             if h_pos[key] >= 0:
                 heap.update(h_t, h_op, h_pos, n_heap, key, t_end)
             else:
@@ -330,7 +330,7 @@ def _batch(horizon, fabric, ops, flows, books, q, gr, en, cnt, rate):
             key = np.int32(n_ops + g)
             if size[g] > 0:  # it stays in the heap for its next end
                 heap.update(h_t, h_op, h_pos, cnt[_I_HEAP], key,
-                            clock_t[g] + (tag[root[g]] - clock[g]) / level[g])
+                            groups.next_end(g, clock_t, tag, root, clock, level))
             else:
                 heap.update(h_t, h_op, h_pos, cnt[_I_HEAP], key, -np.inf)
                 cnt[_I_HEAP] = heap.pop(h_t, h_op, h_pos, cnt[_I_HEAP])[2]

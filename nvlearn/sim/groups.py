@@ -55,7 +55,7 @@ from .._jit import njit
 from . import heap
 
 __all__ = ["REBUILD", "TIE", "Entries", "Groups", "Scratch", "grown", "leave", "new_entries",
-           "new_groups", "new_scratch", "roomy", "solve"]
+           "new_groups", "new_scratch", "next_end", "roomy", "solve"]
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _LOW = np.int64(0xFFFFFFFF)  # the other index in a segment's ``entry << 32 | index``
@@ -465,11 +465,18 @@ def _compact(seg, val, cnt, meta, pos, which, size):
     return new_seg, new_val, new_cnt, top
 
 
+@njit(inline="always")
+def _pool_need(live, n_c):
+    """Places the row or column pool must have free for ``live`` entries over ``n_c``
+    constraints: what segments moved to twice their room can take."""
+    return 4 * live + 4 * n_c + 16
+
+
 @njit
 def roomy(en, live):
     """Whether ``en`` has room for ``live`` entries and for its segments to grow while they
     are added (else :func:`grown`)."""
-    need = 4 * live + 4 * en.rmeta.shape[0] + 16  # what segments moved to twice their room take
+    need = _pool_need(live, en.rmeta.shape[0])
     return live <= en.ids.shape[0] and en.cnt[4] + need <= en.rseg.shape[0] and \
         en.cnt[5] + need <= en.cseg.shape[0]
 
@@ -479,7 +486,7 @@ def grown(en, live):
     """A copy of ``en`` with room for ``live`` entries and for the segments to grow while
     they are added (entries rehashed, segments compacted)."""
     n_c = en.rmeta.shape[0]
-    need = 4 * live + 4 * n_c + 16
+    need = _pool_need(live, n_c)
     size = en.ids.shape[0]
     if live > size:
         size = max(live, 2 * size)
@@ -558,6 +565,25 @@ def leave(sl, g, path, indptr, link, frac, root, tag, ph, size, grp, mnext, mpre
         else:
             _drop(x, g, c, h, ids, pos, bucket, free, ecnt, rseg, rw, rk, rmeta, cseg, cw,
                   cmeta)
+
+
+@njit(inline="always")
+def next_end(g, clock_t, tag, root, clock, level):
+    """Time group ``g``'s next member ends: its heap root's tag reached.
+
+    Parameters
+    ----------
+    g : int
+        The group (it has members, so a root and a level > 0).
+    clock_t, tag, root, clock, level : ndarray
+        The fields of :class:`Groups` of those names.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    return clock_t[g] + (tag[root[g]] - clock[g]) / level[g]
 
 
 # ---------------------------------------------------------------- the solve
